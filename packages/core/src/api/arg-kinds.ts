@@ -1,0 +1,124 @@
+import { z } from 'zod'
+import { parseTimeInput } from '../shared/time-input.js'
+
+// The scalar parsing rules of CONTRACT 1.2, as zod schemas from wire value to parsed value.
+// Their input side describes the wire truthfully (for the OpenAPI document); `doc` is what the
+// root descriptor shows for an argument of that kind.
+
+/** How the root descriptor describes an argument. */
+export interface ArgDoc {
+  type?: string | string[]
+  format?: string
+  enum?: readonly (string | number)[]
+  items?: { type: string | string[]; enum?: readonly string[] }
+}
+
+/** One declared parameter of an endpoint. */
+export interface ArgSpec<T = unknown> {
+  readonly schema: z.ZodType<T>
+  readonly doc: ArgDoc
+  readonly required?: boolean
+  /** Declared default, applied when the parameter is absent. */
+  readonly default?: unknown
+  /** `null` reaches the handler (it means "clear"); otherwise `null` counts as absent. */
+  readonly nullable?: boolean
+  readonly description?: string
+  /** Reason shown in `data.params` when parsing fails. */
+  readonly reason?: string
+}
+
+const INT_MIN = -2147483648
+const INT_MAX = 2147483647
+
+const integerLike = z.union([z.number(), z.string().regex(/^\s*[+-]?\d+(?:\.0*)?\s*$/)])
+
+/** JSON integer or decimal string of an integer, within the database's 32-bit range. */
+export const intSchema = integerLike
+  .transform((v) => Number(v))
+  .pipe(z.number().int().min(INT_MIN).max(INT_MAX))
+
+/** An int > 0. */
+export const posintSchema = integerLike.transform((v) => Number(v)).pipe(z.number().int().min(1).max(INT_MAX))
+
+/** `true`/`false`, `1`/`0` and their strings, case-insensitive. */
+export const boolSchema = z
+  .union([z.boolean(), z.literal(0), z.literal(1), z.string().regex(/^\s*(?:true|false|1|0)\s*$/i)])
+  .transform((v) => (typeof v === 'string' ? /^\s*(?:true|1)\s*$/i.test(v) : Boolean(v)))
+
+const TRUTHY_WORDS = new Set(['1', 'true', 'yes', 'y', 'on', 'enable', 'enabled'])
+
+/** Anything; true only for true, a non-zero number or one of the truthy words. Never fails. */
+export const truthySchema = z.unknown().transform((v) => {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'number') return v !== 0
+  if (typeof v === 'string') return TRUTHY_WORDS.has(v.trim().toLowerCase())
+  return false
+})
+
+/** A string of at least one character. */
+export const nestrSchema = z.string().min(1)
+
+/** Any string, `""` allowed. */
+export const str0Schema = z.string()
+
+/** A time value (CONTRACT 1.2 "time"); kept raw, placed in time by the handler that knows the zone. */
+export const timeSchema = z
+  .union([z.string(), z.number()])
+  .refine((v) => parseTimeInput(v, { now: new Date(0), zone: 'UTC' }) !== null)
+
+/** `""` or an absolute URL with a scheme and a host. */
+export const url0Schema = z.string().refine((v) => {
+  if (v === '') return true
+  try {
+    const url = new URL(v)
+    return url.host !== '' && /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol)
+  } catch {
+    return false
+  }
+})
+
+/** Splits an array or CSV string into trimmed, non-empty items (CONTRACT 1.1). */
+export function toList(value: unknown): unknown[] {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
+  return items
+    .flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]))
+    .map((item) => (typeof item === 'string' ? item.trim() : item))
+    .filter((item) => item !== '' && item !== null && item !== undefined)
+}
+
+const listInput = z.union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()])
+
+/** A list (array or CSV) whose every item passes `item`. */
+export function listSchema<T>(item: z.ZodType<T>): z.ZodType<T[]> {
+  return listInput.transform((v) => toList(v)).pipe(z.array(item)) as unknown as z.ZodType<T[]>
+}
+
+/** An id-or-slug item: a positive integer or a non-empty string. */
+export const idOrSlugSchema = z.union([
+  posintSchema,
+  z.string().min(1).max(200),
+]) as z.ZodType<number | string>
+
+/** Builds an argument spec. */
+export function arg<T>(schema: z.ZodType<T>, doc: ArgDoc, extra: Omit<ArgSpec<T>, 'schema' | 'doc'> = {}): ArgSpec<T> {
+  return { schema, doc, ...extra }
+}
+
+/** Common argument constructors, named after the kinds of CONTRACT 1.2. */
+export const args = {
+  int: (extra?: Omit<ArgSpec<number>, 'schema' | 'doc'>) => arg(intSchema, { type: 'integer' }, extra),
+  posint: (extra?: Omit<ArgSpec<number>, 'schema' | 'doc'>) => arg(posintSchema, { type: 'integer' }, extra),
+  bool: (extra?: Omit<ArgSpec<boolean>, 'schema' | 'doc'>) => arg(boolSchema, { type: 'boolean' }, extra),
+  truthy: (extra?: Omit<ArgSpec<boolean>, 'schema' | 'doc'>) => arg(truthySchema, { type: 'boolean' }, extra),
+  nestr: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(nestrSchema, { type: 'string' }, extra),
+  str0: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(str0Schema, { type: 'string' }, extra),
+  time: (extra?: Omit<ArgSpec<string | number>, 'schema' | 'doc'>) =>
+    arg(timeSchema, { type: 'string', format: 'date-time' }, extra),
+  url0: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(url0Schema, { type: 'string', format: 'uri' }, extra),
+  posintList: (extra?: Omit<ArgSpec<number[]>, 'schema' | 'doc'>) =>
+    arg(listSchema(posintSchema), { type: 'array', items: { type: 'integer' } }, extra),
+  idOrSlugList: (extra?: Omit<ArgSpec<(number | string)[]>, 'schema' | 'doc'>) =>
+    arg(listSchema(idOrSlugSchema), { type: 'array', items: { type: ['integer', 'string'] } }, extra),
+  enumOf: <const E extends readonly [string, ...string[]]>(values: E, extra?: Omit<ArgSpec<E[number]>, 'schema' | 'doc'>) =>
+    arg(z.enum(values) as unknown as z.ZodType<E[number]>, { type: 'string', enum: values }, extra),
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely'
+import type { Principal } from '../auth/principal.js'
+import type { ResolvedOptions } from '../config/options.js'
+import type { DB } from '../db/generated.js'
+
+/** Absolute URL roots for one request. */
+export interface Urls {
+  /** REST root including the namespace: `http://host/cal/events/v1`. */
+  readonly rest: string
+  /** Public site URL: `http://host`. */
+  readonly site: string
+  /** `global_id` prefix: host and path of the site URL, e.g. `cal.example.org`. */
+  readonly globalIdBase: string
+}
+
+/** What every service call knows about its caller and the service. */
+export interface CallContext {
+  readonly principal: Principal | null
+  /** Active language in variant B; `''` in variant A. */
+  readonly language: string
+  readonly now: Date
+  readonly urls: Urls
+  readonly options: ResolvedOptions
+  readonly db: Kysely<DB>
+  /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
+  readonly raw: RawParams
+}
+
+/** Parameters of a call by where they came from. */
+export interface RawParams {
+  readonly path: Readonly<Record<string, string>>
+  readonly query: Readonly<Record<string, unknown>>
+  readonly body: Readonly<Record<string, unknown>>
+}
+
+/** The REST namespace. */
+export const NAMESPACE = 'cal/events/v1'
+
+/** Builds the URL roots from the configured public URL or the request's origin. */
+export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = ''): Urls {
+  const requestRoot = (origin ?? 'http://localhost').replace(/\/+$/, '')
+  const site = publicBaseUrl ?? requestRoot
+  const mount = mountPath.replace(/\/+$/, '')
+  const parsed = new URL(site)
+  return {
+    rest: `${requestRoot}${mount}/${NAMESPACE}`,
+    site,
+    globalIdBase: `${parsed.hostname}${parsed.pathname.replace(/\/+$/, '')}`,
+  }
+}

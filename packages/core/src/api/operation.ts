@@ -1,0 +1,88 @@
+import type { z } from 'zod'
+import { CalendarError, invalidParams } from '../errors.js'
+import type { ArgSpec } from './arg-kinds.js'
+import type { CallContext } from './context.js'
+
+/** Declared parameters of an endpoint, by name. */
+export type ArgsRecord = Record<string, ArgSpec<any>>
+
+/** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
+export type ParsedArgs<A extends ArgsRecord> = {
+  [K in keyof A]: A[K] extends ArgSpec<infer T> ? T | undefined : never
+}
+
+/** What a handler returns: the body, and a status/headers when they are not 200/none. */
+export interface OperationResult<R = unknown> {
+  status?: number
+  headers?: Record<string, string>
+  body: R
+}
+
+/**
+ * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,
+ * CONTRACT 2.2) database-backed parameter rules, the permission check, and the handler.
+ */
+export interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
+  readonly args: A
+  /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
+  prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>
+  /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */
+  authorize?(input: P, ctx: CallContext): void | Promise<void>
+  run(input: P, ctx: CallContext): Promise<OperationResult<R>>
+}
+
+/** Declares an operation with its argument types inferred. */
+export function defineOperation<A extends ArgsRecord, P = ParsedArgs<A>, R = unknown>(
+  op: Operation<A, P, R>,
+): Operation<A, P, R> {
+  return op
+}
+
+function isAbsent(value: unknown, spec: ArgSpec): boolean {
+  return value === undefined || (value === null && !spec.nullable)
+}
+
+/** Checks required parameters and parses every declared one; throws the contract's 400s. */
+export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string, unknown>): ParsedArgs<A> {
+  const missing = Object.entries(declared)
+    .filter(([name, spec]) => spec.required && isAbsent(raw[name], spec))
+    .map(([name]) => name)
+  if (missing.length > 0) {
+    throw new CalendarError('MISSING_PARAM', `Missing parameter(s): ${missing.join(', ')}`, { params: missing })
+  }
+  const parsed: Record<string, unknown> = {}
+  const failures: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(declared)) {
+    const value = raw[name]
+    if (isAbsent(value, spec)) {
+      parsed[name] = spec.default === undefined ? undefined : parseDefault(spec)
+      continue
+    }
+    if (value === null) {
+      parsed[name] = null
+      continue
+    }
+    const result = (spec.schema as z.ZodType).safeParse(value)
+    if (result.success) parsed[name] = result.data
+    else failures[name] = spec.reason ?? 'Invalid parameter.'
+  }
+  if (Object.keys(failures).length > 0) throw invalidParams(failures)
+  return parsed as ParsedArgs<A>
+}
+
+function parseDefault(spec: ArgSpec): unknown {
+  const result = (spec.schema as z.ZodType).safeParse(spec.default)
+  return result.success ? result.data : spec.default
+}
+
+/** Runs an operation on raw parameters: validation, rules, permission, handler. */
+export async function invoke<A extends ArgsRecord, P, R>(
+  op: Operation<A, P, R>,
+  raw: Record<string, unknown>,
+  ctx: CallContext,
+): Promise<OperationResult<R>> {
+  const parsed = parseArgs(op.args, raw)
+  const prepared = op.prepare ? await op.prepare(parsed, ctx) : (parsed as unknown as P)
+  if (op.authorize) await op.authorize(prepared, ctx)
+  return op.run(prepared, ctx)
+}

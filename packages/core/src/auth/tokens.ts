@@ -1,0 +1,148 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { CalendarError } from '../errors.js'
+import type { DB } from '../db/generated.js'
+import { ROLES, type Principal, type Role } from './principal.js'
+
+// Tokens look like `cal_<prefix>_<secret>`: the prefix is public and indexes the row, only a
+// SHA-256 of the whole token is stored (the secret has 256 bits, so a slow hash buys nothing).
+const TOKEN_FORMAT = /^cal_([a-z0-9]{10})_[A-Za-z0-9_-]{43}$/
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/** The lookup key of a token: its public prefix, or for foreign-format tokens a hash-derived key. */
+function lookupKey(token: string): string {
+  const match = TOKEN_FORMAT.exec(token)
+  return match ? match[1]! : `h${sha256(`lookup:${token}`).slice(0, 16)}`
+}
+
+/** A token as listed (never the secret). */
+export interface TokenInfo {
+  id: number
+  prefix: string
+  name: string
+  userId: number
+  login: string
+  role: Role
+  createdUtc: string
+  lastUsedUtc: string | null
+  revokedUtc: string | null
+}
+
+/** Creates a user (or returns the existing one with that login, role updated). */
+export async function ensureUser(db: Kysely<DB>, login: string, role: Role): Promise<{ id: number; role: Role }> {
+  const row = await db
+    .insertInto('users')
+    .values({ login, role, display_name: login })
+    .onConflict((oc) => oc.column('login').doUpdateSet({ role }))
+    .returning(['id', 'role'])
+    .executeTakeFirstOrThrow()
+  return { id: row.id, role: row.role as Role }
+}
+
+/** Issues a new random token for a user; the plain token is returned once and never stored. */
+export async function createToken(
+  db: Kysely<DB>,
+  input: { role: Role; name?: string; login?: string },
+): Promise<{ token: string; info: TokenInfo }> {
+  const prefix = randomBytes(8).toString('hex').slice(0, 10)
+  const token = `cal_${prefix}_${randomBytes(32).toString('base64url')}`
+  return { token, info: await storeToken(db, token, input) }
+}
+
+/** Registers a token chosen by the operator (e.g. `CAL_ADMIN_TOKEN`); idempotent. */
+export async function registerToken(
+  db: Kysely<DB>,
+  token: string,
+  input: { role: Role; name?: string; login?: string },
+): Promise<TokenInfo> {
+  if (token.length < 16) throw new TypeError('A token must have at least 16 characters.')
+  const existing = await db.selectFrom('api_tokens').select('id').where('prefix', '=', lookupKey(token)).executeTakeFirst()
+  if (existing) await db.deleteFrom('api_tokens').where('id', '=', existing.id).execute()
+  return storeToken(db, token, input)
+}
+
+async function storeToken(
+  db: Kysely<DB>,
+  token: string,
+  input: { role: Role; name?: string; login?: string },
+): Promise<TokenInfo> {
+  const user = await ensureUser(db, input.login ?? input.name ?? `${input.role}-${lookupKey(token)}`, input.role)
+  const row = await db
+    .insertInto('api_tokens')
+    .values({ user_id: user.id, name: input.name ?? '', prefix: lookupKey(token), secret_hash: sha256(token) })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const [info] = await listTokens(db, row.id)
+  return info!
+}
+
+/** Lists tokens (all, or one by id), newest first. */
+export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo[]> {
+  const rows = await db
+    .selectFrom('api_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.prefix', 't.name', 't.user_id', 'u.login', 'u.role', 't.created_utc', 't.last_used_utc', 't.revoked_utc'])
+    .$if(id !== undefined, (qb) => qb.where('t.id', '=', id!))
+    .orderBy('t.id', 'desc')
+    .execute()
+  return rows.map((r) => ({
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    userId: r.user_id,
+    login: r.login,
+    role: r.role as Role,
+    createdUtc: r.created_utc,
+    lastUsedUtc: r.last_used_utc,
+    revokedUtc: r.revoked_utc,
+  }))
+}
+
+/** Revokes a token by id or prefix; returns whether one was revoked. */
+export async function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ revoked_utc: new Date().toISOString().slice(0, 19).replace('T', ' ') })
+    .where(typeof idOrPrefix === 'number' ? 'id' : 'prefix', '=', idOrPrefix as never)
+    .where('revoked_utc', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Whether any live administrator token exists. */
+export async function hasAdminToken(db: Kysely<DB>): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select('t.id')
+    .where('u.role', '=', 'administrator')
+    .where('t.revoked_utc', 'is', null)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Resolves an `Authorization` header: no header → anonymous; a bad or unknown token → 401. */
+export async function authenticateBearer(db: Kysely<DB>, header: string | undefined): Promise<Principal | null> {
+  if (header === undefined || header.trim() === '') return null
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) throw invalidToken()
+  const token = match[1]!
+  const row = await db
+    .selectFrom('api_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.secret_hash', 't.revoked_utc', 'u.id', 'u.role'])
+    .where('t.prefix', '=', lookupKey(token))
+    .executeTakeFirst()
+  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
+  const actual = Buffer.from(sha256(token), 'hex')
+  const same = timingSafeEqual(expected, actual)
+  if (!row || !same || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
+  return { id: row.id, role: row.role as Role }
+}
+
+function invalidToken(): CalendarError {
+  return new CalendarError('INVALID_TOKEN', 'The bearer token is invalid, unknown or revoked.')
+}

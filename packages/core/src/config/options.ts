@@ -1,0 +1,107 @@
+import { z } from 'zod'
+import type { PGlite } from '@electric-sql/pglite'
+import { isValidTimezone } from '../shared/wall-time.js'
+import { VARIANTS, type VariantConfig } from './variants.js'
+import type { Principal } from '../auth/principal.js'
+import type { CalendarRequest } from '../http/request.js'
+
+/** Where the calendar keeps its data. */
+export type DatabaseOptions =
+  /** A PostgreSQL server (`postgres://user@host:5432/db`). */
+  | { url: string; poolSize?: number; connectionTimeoutMs?: number; statementTimeoutMs?: number }
+  /** Embedded PGlite persisted in a directory (guarded against a second process). */
+  | { dataDir: string }
+  /** Embedded PGlite in memory (lost on close). */
+  | { memory: true }
+  /** A PGlite instance owned by the caller (not closed by the calendar). */
+  | { pglite: PGlite }
+
+/** Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request. */
+export type Authenticate = (request: Pick<CalendarRequest, 'headers' | 'method' | 'path'>) =>
+  | Principal
+  | null
+  | undefined
+  | Promise<Principal | null | undefined>
+
+/** Options of `createCalendar()`. */
+export interface CalendarOptions {
+  /** `A` (base, default) or `B` (multilingual). */
+  variant?: 'A' | 'B'
+  /** Languages of variant B, default language first. Default `['en', 'es']`. */
+  languages?: string[]
+  /** Site time zone (IANA name or `UTC±h`). Default `UTC`. */
+  siteTimezone?: string
+  /** Public site URL used for `url`, `global_id` and term archive links. Default: the request's origin. */
+  publicBaseUrl?: string
+  /** Database. Default: embedded PGlite in memory. */
+  database?: DatabaseOptions
+  /** Run pending migrations on start. Default `true`. */
+  migrate?: boolean
+  /** Replaces the default bearer-token authenticator. */
+  authenticate?: Authenticate
+  /** How list date bounds compare (CONTRACT O-11). Default `event-local`. */
+  dateFilterMode?: 'event-local' | 'utc'
+  /** Largest request body in bytes. Default 1 MB. */
+  maxBodyBytes?: number
+  /** Called with every unexpected error (the response says only "Internal server error."). */
+  onError?: (err: unknown) => void
+  /** Called after every SQL statement (statement counting, tracing). */
+  onQuery?: (sql: string, durationMs: number) => void
+  /** Clock, for tests. Default `() => new Date()`. */
+  now?: () => Date
+}
+
+const languageCode = z.string().regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/, 'a language code such as en or pt_BR')
+
+const OptionsSchema = z.object({
+  variant: z.enum(['A', 'B']).default('A'),
+  languages: z.array(languageCode).min(1).optional(),
+  siteTimezone: z.string().refine(isValidTimezone, 'an IANA time zone or UTC±h').default('UTC'),
+  publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  dateFilterMode: z.enum(['event-local', 'utc']).default('event-local'),
+  maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+  migrate: z.boolean().default(true),
+})
+
+/** Options after validation and defaults; never mutated. */
+export interface ResolvedOptions {
+  readonly variant: VariantConfig
+  /** Languages of variant B (default first); empty in variant A. */
+  readonly languages: readonly string[]
+  readonly siteTimezone: string
+  readonly publicBaseUrl: string | undefined
+  readonly dateFilterMode: 'event-local' | 'utc'
+  readonly maxBodyBytes: number
+  readonly migrate: boolean
+  readonly database: DatabaseOptions
+  readonly authenticate: Authenticate | undefined
+  readonly onError: ((err: unknown) => void) | undefined
+  readonly onQuery: ((sql: string, durationMs: number) => void) | undefined
+  readonly now: () => Date
+}
+
+/** Validates the options once; throws a readable error naming each bad option. */
+export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
+  const parsed = OptionsSchema.safeParse(options)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+    throw new TypeError(`Invalid calendar options: ${problems}`)
+  }
+  const o = parsed.data
+  const variant = VARIANTS[o.variant]
+  const languages = variant.multilingual ? (options.languages ?? ['en', 'es']) : []
+  return Object.freeze({
+    variant,
+    languages: Object.freeze([...languages]),
+    siteTimezone: o.siteTimezone,
+    publicBaseUrl: o.publicBaseUrl?.replace(/\/+$/, ''),
+    dateFilterMode: o.dateFilterMode,
+    maxBodyBytes: o.maxBodyBytes,
+    migrate: o.migrate,
+    database: options.database ?? ({ memory: true } as const),
+    authenticate: options.authenticate,
+    onError: options.onError,
+    onQuery: options.onQuery,
+    now: options.now ?? (() => new Date()),
+  })
+}

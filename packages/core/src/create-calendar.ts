@@ -1,0 +1,131 @@
+import { buildUrls, NAMESPACE, type CallContext } from './api/context.js'
+import { languageArgs } from './api/language-arg.js'
+import { invoke, type Operation } from './api/operation.js'
+import { SYSTEM_PRINCIPAL, type Principal, type Role } from './auth/principal.js'
+import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo } from './auth/tokens.js'
+import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
+import { openDatabase } from './db/create-db.js'
+import { migrateToLatest } from './db/migrate.js'
+import { createDispatcher } from './http/dispatch.js'
+import { toErrorResponse } from './http/error-response.js'
+import type { CalendarRequest, CalendarResponse } from './http/request.js'
+import { compileRoute, type RouteDef } from './http/routes.js'
+import { eventOperations, eventRoutes } from './events/event.routes.js'
+
+/** Per-call options of the script API. */
+export interface CallOptions {
+  /** Act as this principal; `null` = anonymous. Default: an administrator. */
+  as?: Principal | null
+  /** Active language (variant B). */
+  language?: string
+}
+
+type Query = Record<string, unknown>
+type Body = Record<string, unknown>
+type Json = Record<string, any>
+
+/** The typed script API of one resource with by-id and by-slug routes. */
+export interface PostResourceApi<T = Json, L = Json> {
+  list(query?: Query, options?: CallOptions): Promise<L>
+  get(id: number, options?: CallOptions & { password?: string }): Promise<T>
+  getBySlug(slug: string, options?: CallOptions & { password?: string }): Promise<T>
+  create(input: Body, options?: CallOptions): Promise<T>
+  update(id: number, input: Body, options?: CallOptions): Promise<T>
+  updateBySlug(slug: string, input: Body, options?: CallOptions): Promise<T>
+  delete(id: number, options?: CallOptions): Promise<T>
+  deleteBySlug(slug: string, options?: CallOptions): Promise<T>
+}
+
+/** A running calendar: HTTP-neutral handler, route table and typed services. */
+export interface Calendar {
+  readonly options: ResolvedOptions
+  /** Routes in registration order; every adapter and the root descriptor use this table. */
+  readonly routes: readonly RouteDef[]
+  /** Answers one framework-neutral request; never rejects. */
+  handle(request: CalendarRequest): Promise<CalendarResponse>
+  /** Turns anything thrown into the contract's error response. */
+  toErrorResponse(err: unknown): CalendarResponse
+  readonly events: PostResourceApi
+  /** API tokens of the default authenticator. */
+  readonly tokens: {
+    create(input: { role: Role; name?: string; login?: string }): Promise<{ token: string; info: TokenInfo }>
+    register(token: string, input: { role: Role; name?: string; login?: string }): Promise<TokenInfo>
+    list(): Promise<TokenInfo[]>
+    revoke(idOrPrefix: number | string): Promise<boolean>
+    hasAdmin(): Promise<boolean>
+  }
+  /** Releases the database. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the database (running migrations) and returns the calendar.
+ *
+ * @example
+ * const calendar = await createCalendar({ database: { url: process.env.DATABASE_URL! } })
+ * const event = await calendar.events.create({ title: 'Open day', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 16:00:00' })
+ * await calendar.close()
+ */
+export async function createCalendar(input: CalendarOptions = {}): Promise<Calendar> {
+  const options = resolveOptions(input)
+  const handle = await openDatabase(options.database, options.onQuery)
+  if (options.migrate) await migrateToLatest(handle.db)
+  const db = handle.db
+  const lang = languageArgs(options)
+  const withLanguage = <O extends Operation<any, any, any>>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
+  const wrap = <T extends Record<string, Operation<any, any, any>>>(ops: T): T =>
+    Object.fromEntries(Object.entries(ops).map(([k, op]) => [k, withLanguage(op)])) as T
+
+  const ns = `/${NAMESPACE}`
+  const events = wrap(eventOperations(options.variant))
+  const routes: RouteDef[] = [...eventRoutes(events, ns)]
+  const dispatch = createDispatcher(routes.map(compileRoute), options, db)
+
+  async function call(op: Operation<any, any, any>, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}) {
+    const query = raw.query ?? {}
+    const body = raw.body ?? {}
+    const path = raw.path ?? {}
+    const merged = { ...query, ...body, ...path, ...(opts.language ? { ml_language: opts.language } : {}) }
+    const language = options.variant.multilingual
+      ? options.languages.includes(String(merged.ml_language)) ? String(merged.ml_language) : options.languages[0]!
+      : ''
+    const ctx: CallContext = {
+      principal: opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as,
+      language,
+      now: options.now(),
+      urls: buildUrls(options.publicBaseUrl, options.publicBaseUrl, ''),
+      options,
+      db,
+      raw: { path, query, body },
+    }
+    return (await invoke(op, merged, ctx)).body as Json
+  }
+
+  const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
+  const postApi = (ops: ReturnType<typeof eventOperations>): PostResourceApi => ({
+    list: (query, o) => call(ops.list, { query }, o),
+    get: (id, o) => call(ops.get, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
+    getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: o?.password ? { password: o.password } : {} }, o),
+    create: (body, o) => call(ops.create, { body }, o),
+    update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
+    updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body }, o),
+    delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+    deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
+  })
+
+  return {
+    options,
+    routes,
+    handle: dispatch,
+    toErrorResponse: (err) => toErrorResponse(err, options.onError),
+    events: postApi(events),
+    tokens: {
+      create: (i) => createToken(db, i),
+      register: (token, i) => registerToken(db, token, i),
+      list: () => listTokens(db),
+      revoke: (idOrPrefix) => revokeToken(db, idOrPrefix),
+      hasAdmin: () => hasAdminToken(db),
+    },
+    close: () => handle.close(),
+  }
+}

@@ -1,0 +1,120 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely'
+import pg from 'pg'
+import type { DatabaseOptions } from '../config/options.js'
+import type { DB } from './generated.js'
+import { calendarTypes } from './pg-types.js'
+
+/** An open database: the typed Kysely instance and how to release it. */
+export interface DatabaseHandle {
+  readonly db: Kysely<DB>
+  readonly kind: 'postgres' | 'pglite'
+  close(): Promise<void>
+}
+
+type QueryListener = ((sql: string, durationMs: number) => void) | undefined
+
+function logger(onQuery: QueryListener) {
+  if (!onQuery) return undefined
+  return (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis)
+}
+
+/** Opens the configured database: a pg pool, or embedded PGlite behind the same dialect. */
+export async function openDatabase(options: DatabaseOptions, onQuery?: QueryListener): Promise<DatabaseHandle> {
+  if ('url' in options) return openPostgres(options, onQuery)
+  return openPglite(options, onQuery)
+}
+
+function openPostgres(
+  options: Extract<DatabaseOptions, { url: string }>,
+  onQuery: QueryListener,
+): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    // Fail fast when the server is away instead of queueing requests until the client gives up.
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    types: calendarTypes,
+  })
+  // An idle client losing its server emits 'error' on the pool; unhandled, that kills the process.
+  pool.on('error', () => {})
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logger(onQuery) })
+  return { db, kind: 'postgres', close: () => db.destroy() }
+}
+
+async function openPglite(
+  options: Exclude<DatabaseOptions, { url: string }>,
+  onQuery: QueryListener,
+): Promise<DatabaseHandle> {
+  const [{ PGlite }, { pg_trgm }, { createPgConfig }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('@electric-sql/pglite/node-postgres'),
+  ])
+  let release = () => {}
+  let instance
+  let owned = true
+  if ('pglite' in options) {
+    instance = options.pglite
+    owned = false
+  } else if ('dataDir' in options) {
+    mkdirSync(options.dataDir, { recursive: true })
+    release = lockDataDir(options.dataDir)
+    try {
+      instance = await PGlite.create({ dataDir: options.dataDir, extensions: { pg_trgm } })
+    } catch (err) {
+      release()
+      throw err
+    }
+  } else {
+    instance = await PGlite.create({ extensions: { pg_trgm } })
+  }
+  // PGlite's node-postgres adapter types do not line up with @types/pg; the shape is right.
+  const config = createPgConfig(instance) as any
+  const pool = new pg.Pool({ ...config, types: calendarTypes })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logger(onQuery) })
+  return {
+    db,
+    kind: 'pglite',
+    async close() {
+      await db.destroy()
+      if (owned) await instance.close()
+      release()
+    },
+  }
+}
+
+/**
+ * PGlite has no multi-process lock: two processes on one directory corrupt it. A lock file
+ * holding our pid keeps a second process out; a lock left by a dead process is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = join(dataDir, '..', `${dataDir.replace(/[\\/]+$/, '').split(/[\\/]/).pop()}.lock`)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return () => rmSync(lockPath, { force: true })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      const holder = Number(readFileSync(lockPath, 'utf8'))
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new Error(`The data directory ${dataDir} is in use by process ${holder}; PGlite allows one process only.`)
+      }
+      rmSync(lockPath, { force: true })
+    }
+  }
+  throw new Error(`Could not lock the data directory ${dataDir}.`)
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

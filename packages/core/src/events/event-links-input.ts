@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely'
+import { parseArgs } from '../api/operation.js'
+import { toList } from '../api/arg-kinds.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError, invalidParam } from '../errors.js'
+import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
+import { linkedWriteArgs } from '../linked/linked.args.js'
+import type { LinkedInput } from '../linked/linked.write.js'
+
+/** One linked record an event write refers to: an existing id, or data to create (or reuse) one. */
+export type LinkRef = { id: number } | { create: LinkedInput }
+
+function isClearing(value: unknown): boolean {
+  return value === null || value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0)
+}
+
+/** Parses one entry of `venue`/`organizer`: id, numeric string, `{id}`, or inline fields. */
+function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | { linkedId: number } {
+  if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
+    const id = Number(value)
+    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(param)
+    return { id }
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const obj = value as Record<string, unknown>
+    if (Object.keys(obj).length === 1 && 'id' in obj) {
+      const id = Number(obj.id)
+      if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(param)
+      return { linkedId: id }
+    }
+    const name = obj[kind.nameField]
+    if (name === undefined || name === null || (typeof name === 'string' && name.trim() === '')) {
+      throw new CalendarError(kind.errors.couldNotCreate, `Could not create the ${kind.type}: it has no ${kind.nameField} name.`)
+    }
+    try {
+      return { create: parseArgs(linkedWriteArgs(kind, true), obj) as LinkedInput }
+    } catch (err) {
+      if (err instanceof CalendarError) throw invalidParam(param)
+      throw err
+    }
+  }
+  throw invalidParam(param)
+}
+
+/**
+ * Checks the `venue`/`organizer` value of an event write before anything is written
+ * (CONTRACT 10.4): ids must exist (400), `{id}` must name a record of the type
+ * (`invalid-linked-post-id`), inline data must be valid. `null` result = unlink all.
+ */
+export async function checkLinkRefs(
+  db: Kysely<DB>,
+  kind: LinkedKind,
+  value: unknown,
+): Promise<LinkRef[]> {
+  const param = kind.nameField
+  if (isClearing(value)) return []
+  let entries: unknown[]
+  if (Array.isArray(value)) entries = value
+  else if (typeof value === 'string' && value.includes(',')) entries = toList(value)
+  else entries = [value]
+  if (kind === VENUE && entries.length > 1) throw invalidParam(param, 'An event has one venue.')
+  const parsed = entries.map((e) => parseEntry(kind, e, param))
+  const ids = parsed.flatMap((p) => ('id' in p ? [p.id] : 'linkedId' in p ? [p.linkedId] : []))
+  const known = new Set(
+    ids.length === 0
+      ? []
+      : (await (db as Kysely<any>).selectFrom(kind.table).select('id').where('id', 'in', ids).where('status', '<>', 'trash').execute()).map(
+          (r: { id: number }) => r.id,
+        ),
+  )
+  return parsed.map((p) => {
+    if ('linkedId' in p) {
+      if (!known.has(p.linkedId)) {
+        throw new CalendarError('INVALID_LINKED_POST_ID', `${p.linkedId} is not the id of a ${kind.type}.`)
+      }
+      return { id: p.linkedId }
+    }
+    if ('id' in p && !known.has(p.id)) throw invalidParam(param)
+    return p
+  })
+}
+

@@ -1,0 +1,117 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { ListScope } from '../auth/permissions.js'
+import type { DB } from '../db/generated.js'
+
+/** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
+export interface DateBounds {
+  startGte?: string
+  endLte?: string
+  startLt?: string
+  startGt?: string
+  endLt?: string
+  endGt?: string
+}
+
+/** Everything the event list filters on, already validated and resolved to ids. */
+export interface EventListFilters {
+  bounds: DateBounds
+  /** Which columns bounds and ordering use (O-11). */
+  frame: 'event-local' | 'utc'
+  search?: readonly string[]
+  categoryIds?: readonly number[]
+  tagIds?: readonly number[]
+  venueIds?: readonly number[]
+  organizerIds?: readonly number[]
+  featured?: boolean
+  /** Explicit `status` filter; otherwise the scope decides. */
+  statuses?: readonly string[]
+  scope: ListScope
+  geoloc?: boolean
+  include?: readonly number[]
+  postParent?: number
+  /** Active language (variant B); `undefined` = no language filter. */
+  language?: string
+}
+
+type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', {}>
+
+function escapeLike(word: string): string {
+  return word.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+function visible(qb: EventsQuery, f: EventListFilters): EventsQuery {
+  // SPEC/O-34: hidden events never appear in this list, not even with `include`.
+  let q = qb.where('e.hide_from_listings', '=', false)
+  if (f.statuses) q = q.where('e.status', 'in', [...f.statuses])
+  else if (f.scope.kind === 'public') q = q.where('e.status', '=', 'publish')
+  else q = q.where('e.status', '<>', 'trash')
+  if (f.scope.kind === 'public-and-own') {
+    const authorId = f.scope.authorId
+    q = q.where((eb) => eb.or([eb('e.status', '=', 'publish'), eb('e.author_id', '=', authorId)]))
+  }
+  return q
+}
+
+function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame']): EventsQuery {
+  const start = frame === 'utc' ? 'e.start_utc' : 'e.start_local'
+  const end = frame === 'utc' ? 'e.end_utc' : 'e.end_local'
+  return qb
+    .$if(b.startGte !== undefined, (q) => q.where(start, '>=', b.startGte!))
+    .$if(b.endLte !== undefined, (q) => q.where(end, '<=', b.endLte!))
+    .$if(b.startLt !== undefined, (q) => q.where(start, '<', b.startLt!))
+    .$if(b.startGt !== undefined, (q) => q.where(start, '>', b.startGt!))
+    .$if(b.endLt !== undefined, (q) => q.where(end, '<', b.endLt!))
+    .$if(b.endGt !== undefined, (q) => q.where(end, '>', b.endGt!))
+}
+
+function matchesText(qb: EventsQuery, words: readonly string[]): EventsQuery {
+  // One concatenated expression, the same as the trigram index's, so the index serves it.
+  return words.reduce(
+    (q, word) => q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', `%${escapeLike(word)}%`),
+    qb,
+  )
+}
+
+function withTerms(qb: EventsQuery, ids: readonly number[]): EventsQuery {
+  return qb.where(({ exists, selectFrom }) =>
+    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', 'e.id').where('et.term_id', 'in', [...ids])),
+  )
+}
+
+function withOrganizers(qb: EventsQuery, ids: readonly number[]): EventsQuery {
+  return qb.where(({ exists, selectFrom }) =>
+    exists(
+      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', 'e.id').where('eo.organizer_id', 'in', [...ids]),
+    ),
+  )
+}
+
+function withGeoloc(qb: EventsQuery, hasCoordinates: boolean): EventsQuery {
+  const located = ({ exists, selectFrom }: any) =>
+    exists(selectFrom('venues as gv').select('gv.id').whereRef('gv.id', '=', 'e.venue_id').where('gv.geo_lat', 'is not', null))
+  return qb.where((eb) => (hasCoordinates ? located(eb) : eb.not(located(eb))))
+}
+
+/** The filtered events of a list request, before ordering and paging. Pure: builds, never runs. */
+export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery {
+  return (db.selectFrom('events as e') as unknown as EventsQuery)
+    .$call((q) => visible(q, f))
+    .$if(f.language !== undefined, (q) => q.where('e.language', '=', f.language!))
+    .$if(f.include !== undefined, (q) => q.where('e.id', 'in', [...f.include!]))
+    .$call((q) => inBounds(q, f.bounds, f.frame))
+    .$if(f.search !== undefined && f.search.length > 0, (q) => matchesText(q, f.search!))
+    .$if(f.categoryIds !== undefined, (q) => withTerms(q, f.categoryIds!))
+    .$if(f.tagIds !== undefined, (q) => withTerms(q, f.tagIds!))
+    .$if(f.venueIds !== undefined, (q) => q.where('e.venue_id', 'in', [...f.venueIds!]))
+    .$if(f.organizerIds !== undefined, (q) => withOrganizers(q, f.organizerIds!))
+    .$if(f.featured !== undefined, (q) => q.where('e.featured', '=', f.featured!))
+    .$if(f.geoloc !== undefined, (q) => withGeoloc(q, f.geoloc!))
+    .$if(f.postParent !== undefined, (q) => q.where('e.post_parent', '=', f.postParent!))
+}
+
+/** Orders a list: event start, then publication date, then id; with `include`, by date (CONTRACT 6.4). */
+export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, f: EventListFilters): Q {
+  if (f.include !== undefined) return qb.orderBy('e.date_utc').orderBy('e.id') as Q
+  const start = f.frame === 'utc' ? 'e.start_utc' : 'e.start_local'
+  return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
+}

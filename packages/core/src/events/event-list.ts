@@ -1,0 +1,152 @@
+import { sql, type Kysely } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import { defineOperation, type ParsedArgs } from '../api/operation.js'
+import { canEditType, listScope } from '../auth/permissions.js'
+import type { VariantConfig } from '../config/variants.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError, invalidParam, invalidParams } from '../errors.js'
+import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
+import { parseTimeInput } from '../shared/time-input.js'
+import { addDaysToDate, addMonthsToWall, nowUtcWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
+import { resolveTermFilter } from '../terms/term-links.js'
+import { eventListArgs } from './event.args.js'
+import { eventListQuery, orderEventList, type DateBounds, type EventListFilters } from './event-list-query.js'
+import { selectEvents } from './event.repository.js'
+import { serializeEvent, type EventRow } from './event.serializer.js'
+
+type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
+
+const STRICT_WORDS = new Set(['1', 'true', 'yes', 'on'])
+
+/** The calendar date a bound value names: its written date, or its UTC date for instants. */
+function dayOf(raw: unknown, ctx: CallContext): string {
+  const t = parseTimeInput(raw, { now: ctx.now, zone: ctx.options.siteTimezone })!
+  return (t.kind === 'instant' ? t.utc : t.wall).slice(0, 10)
+}
+
+/** A strict bound: read as UTC unless it carries an offset, then seen in the site zone. */
+function exactly(raw: unknown, ctx: CallContext): string {
+  const t = parseTimeInput(raw, { now: ctx.now, zone: 'UTC' })!
+  return utcToWall(t.kind === 'instant' ? t.utc : t.wall, ctx.options.siteTimezone)
+}
+
+/** The default window of CONTRACT 6.3 (kept exactly, O-8). */
+function defaultWindow(ctx: CallContext): { from: string; to: string } {
+  const zone = ctx.options.siteTimezone
+  const yesterdayLate = `${addDaysToDate(nowUtcWall(ctx.now).slice(0, 10), -1)} 23:59:00`
+  const from = `${utcToWall(yesterdayLate, zone).slice(0, 10)} 00:00:00`
+  const to = `${addMonthsToWall(utcToWall(nowUtcWall(ctx.now), zone), 24).slice(0, 10)} 23:59:59`
+  return { from, to }
+}
+
+/** Date bounds of a list request (CONTRACT 6.2, 6.3, 6.6), as site-local wall clocks. */
+export function listBounds(input: ListArgs, ctx: CallContext): DateBounds {
+  const strict = typeof input.strict_dates === 'string' && STRICT_WORDS.has(input.strict_dates.trim().toLowerCase())
+  const endOfDay = (raw: unknown) => (strict ? exactly(raw, ctx) : `${dayOf(raw, ctx)} 23:59:59`)
+  const bounds: DateBounds = {}
+  const rangeParams = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const
+  const anyRange = rangeParams.some((p) => input[p] !== undefined)
+  if (input.include === undefined) {
+    const defaults = anyRange ? undefined : defaultWindow(ctx)
+    if (input.start_date !== undefined) bounds.startGte = strict ? exactly(input.start_date, ctx) : `${dayOf(input.start_date, ctx)} 00:00:00`
+    else if (defaults) bounds.startGte = defaults.from
+    if (input.end_date !== undefined) bounds.endLte = endOfDay(input.end_date)
+    else if (defaults) bounds.endLte = defaults.to
+  }
+  if (input.starts_before !== undefined) bounds.startLt = endOfDay(input.starts_before)
+  if (input.starts_after !== undefined) bounds.startGt = endOfDay(input.starts_after)
+  if (input.ends_before !== undefined) bounds.endLt = endOfDay(input.ends_before)
+  if (input.ends_after !== undefined) bounds.endGt = endOfDay(input.ends_after)
+  if (ctx.options.dateFilterMode === 'utc') {
+    for (const key of Object.keys(bounds) as (keyof DateBounds)[]) bounds[key] = wallToUtc(bounds[key]!, ctx.options.siteTimezone)
+  }
+  return bounds
+}
+
+/** Ids among `ids` that exist in `table`; throws 400 on `param` when one does not. */
+async function requireIds(db: Kysely<DB>, table: 'venues' | 'organizers' | 'events', ids: readonly number[], param: string, expandTranslations: boolean) {
+  const found = await db
+    .selectFrom(table)
+    .select(['id', 'translation_group'])
+    .where('id', 'in', [...ids])
+    .execute()
+  if (found.length !== new Set(ids).size) throw invalidParam(param)
+  if (!expandTranslations) return [...ids]
+  // Variant B: an id also matches items linked to any translation of it (CONTRACT 15.2).
+  const groups = found.map((r) => r.translation_group ?? r.id)
+  const siblings = await db
+    .selectFrom(table)
+    .select('id')
+    .where(sql<number>`coalesce(translation_group, id)`, 'in', groups)
+    .execute()
+  return siblings.map((r) => r.id)
+}
+
+/** `GET /events`. */
+export function eventListOperation(variant: VariantConfig) {
+  return defineOperation({
+    args: eventListArgs(variant),
+    async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters }> {
+      const db = ctx.db
+      if (input.status !== undefined && !canEditType(ctx.principal)) {
+        // Callers who cannot edit events may only ask for what they see anyway (CONTRACT 6.5).
+        if (input.status.length !== 1 || input.status[0] !== 'publish') throw invalidParam('status')
+      }
+      if (input.ticketed === true) {
+        throw invalidParams(
+          { ticketed: 'Ticketing is not active.' },
+          { ticketed: { code: 'event-tickets-not-active', message: 'Ticketing is not active on this calendar.', data: { status: 400 } } },
+        )
+      }
+      if ((input.geoloc_lat === undefined) !== (input.geoloc_lng === undefined)) {
+        throw invalidParams({
+          ...(input.geoloc_lat === undefined ? { geoloc_lat: 'geoloc_lat must come with geoloc_lng.' } : {}),
+          ...(input.geoloc_lng === undefined ? { geoloc_lng: 'geoloc_lng must come with geoloc_lat.' } : {}),
+        })
+      }
+      const language = variant.multilingual ? ctx.language : undefined
+      const expand = variant.multilingual
+      const filters: EventListFilters = {
+        bounds: listBounds(input, ctx),
+        frame: ctx.options.dateFilterMode,
+        search: input.search?.split(/\s+/).filter(Boolean),
+        categoryIds: input.categories && (await resolveTermFilter(db, 'category', input.categories, ctx.language, 'categories')),
+        tagIds: input.tags && (await resolveTermFilter(db, 'tag', input.tags, ctx.language, 'tags')),
+        venueIds: input.venue && (await requireIds(db, 'venues', input.venue, 'venue', expand)),
+        organizerIds: input.organizer && (await requireIds(db, 'organizers', input.organizer, 'organizer', expand)),
+        featured: input.featured,
+        statuses: input.status,
+        scope: listScope(ctx.principal),
+        geoloc: input.geoloc,
+        include: input.include,
+        postParent: input.post_parent,
+        language,
+      }
+      if (input.post_parent !== undefined) await requireIds(db, 'events', [input.post_parent], 'post_parent', false)
+      return { input, filters }
+    },
+    async run({ input, filters }, ctx) {
+      const p = paging(input.page, input.per_page, variant.perPageDefault)
+      const base = eventListQuery(ctx.db, filters)
+      const { total } = await base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow()
+      const pages = totalPages(total, p.perPage)
+      if (p.page > 1 && p.page > pages) {
+        throw new CalendarError('EVENT_ARCHIVE_PAGE_NOT_FOUND', 'The requested event archive page does not exist')
+      }
+      let rows: EventRow[] = []
+      if (total > 0) {
+        const pageIds = orderEventList(base.select('e.id'), filters).limit(p.perPage).offset(p.offset)
+        rows = (await orderEventList(selectEvents(ctx.db).where('e.id', 'in', pageIds), filters).execute()) as EventRow[]
+      }
+      const urls = listUrls(`${ctx.urls.rest}/events`, ctx.raw.query, p, pages)
+      const body: Record<string, unknown> = { events: rows.map((row) => serializeEvent(row, ctx, { list: true })) }
+      body.rest_url = urls.rest_url
+      if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
+      if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
+      body.total = total
+      body.total_pages = pages
+      return { body, headers: listHeaders(total, pages) }
+    },
+  })
+}
+

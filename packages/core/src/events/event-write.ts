@@ -1,0 +1,185 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import { toList } from '../api/arg-kinds.js'
+import { scaleBackStatus } from '../auth/permissions.js'
+import type { DB } from '../db/generated.js'
+import { invalidParam } from '../errors.js'
+import { ORGANIZER, VENUE } from '../linked/kinds.js'
+import { createLinked } from '../linked/linked.write.js'
+import { parseCost } from '../shared/cost.js'
+import { utcWall, wallFromDb } from '../shared/post-fields.js'
+import { slugify } from '../shared/slug.js'
+import { getsSlug, uniqueSlug } from '../shared/slug-store.js'
+import { isValidTimezone, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
+import { checkAuthor, checkImageValue, resolveImage, timeToUtc, timeToWall } from '../shared/write-inputs.js'
+import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
+import { checkLinkRefs, type LinkRef } from './event-links-input.js'
+import type { EventRow } from './event.serializer.js'
+
+/** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B. */
+export type EventInput = Record<string, any>
+
+/** A checked event write: column values and link plans, nothing written yet. */
+export interface EventWritePlan {
+  columns: Record<string, unknown>
+  /** Requested status (scaled back at write time), `undefined` = keep / default. */
+  status: string | undefined
+  dateUtc: string | undefined
+  title: string | undefined
+  slug: string | undefined
+  venue: LinkRef[] | undefined
+  organizers: LinkRef[] | undefined
+  categories: (string | number)[] | undefined
+  tags: (string | number)[] | undefined
+  image: ReturnType<typeof checkImageValue> | undefined
+}
+
+function termItems(value: unknown): (string | number)[] | undefined {
+  if (value === undefined) return undefined
+  if (value === null || value === '') return []
+  return toList(value) as (string | number)[]
+}
+
+/**
+ * Validates an event write against CONTRACT 10 and the stored event (for updates), so that every
+ * 400 is raised before the permission check and before anything is written.
+ */
+export async function planEventWrite(
+  db: Kysely<DB>,
+  input: EventInput,
+  existing: EventRow | undefined,
+  ctx: CallContext,
+): Promise<EventWritePlan> {
+  const cols: Record<string, unknown> = {}
+  let timezone = existing?.timezone ?? ctx.options.siteTimezone
+  if (input.timezone !== undefined) {
+    if (input.timezone !== '' && !isValidTimezone(input.timezone)) throw invalidParam('timezone')
+    timezone = input.timezone === '' ? ctx.options.siteTimezone : input.timezone
+    cols.timezone = timezone
+  }
+  const allDay: boolean = input.all_day ?? existing?.all_day ?? false
+  if (input.all_day !== undefined) cols.all_day = input.all_day
+  let start = input.start_date !== undefined ? timeToWall(input.start_date, timezone, ctx.now, 'start_date') : existing && wallFromDb(existing.start_local)
+  let end = input.end_date !== undefined ? timeToWall(input.end_date, timezone, ctx.now, 'end_date') : existing && wallFromDb(existing.end_local)
+  if (start !== undefined && end !== undefined) {
+    if (allDay) {
+      start = `${start.slice(0, 10)} 00:00:00`
+      end = `${end.slice(0, 10)} 23:59:59`
+    }
+    const startUtc = wallToUtc(start, timezone)
+    const endUtc = wallToUtc(end, timezone)
+    // O-5: an end before the start is refused rather than silently moved.
+    if (utcWallToEpochMs(endUtc) < utcWallToEpochMs(startUtc)) throw invalidParam('end_date', 'The end date is before the start date.')
+    Object.assign(cols, { start_local: start, end_local: end, start_utc: startUtc, end_utc: endUtc })
+  }
+  const dateUtc =
+    input.date_utc !== undefined
+      ? timeToUtc(input.date_utc, 'UTC', ctx.now, 'date_utc')
+      : input.date !== undefined
+        ? timeToUtc(input.date, timezone, ctx.now, 'date')
+        : undefined
+  await checkAuthor(db, input.author)
+  if (input.author !== undefined) cols.author_id = input.author
+  for (const field of ['description', 'excerpt', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+    if (input[field] !== undefined) cols[field] = input[field]
+  }
+  if (input.website !== undefined) cols.website = input.website
+  if (input.cost !== undefined) {
+    const parts = input.cost === null || input.cost === '' ? { values: [], symbol: '', position: '' } : parseCost(
+      Array.isArray(input.cost) ? input.cost.map(String) : String(input.cost),
+    )
+    Object.assign(cols, { cost_values: parts.values, cost_symbol: parts.symbol, cost_position: parts.position })
+  }
+  if (input.password !== undefined) cols.password = input.password === null || input.password === '' ? null : input.password
+  const image = input.image === undefined ? undefined : checkImageValue(input.image)
+  if (image && 'id' in image) {
+    const found = await db.selectFrom('images').select('id').where('id', '=', image.id).executeTakeFirst()
+    if (!found) throw invalidParam('image')
+  }
+  return {
+    columns: cols,
+    status: input.status,
+    dateUtc,
+    title: input.title,
+    slug: input.slug,
+    venue: input.venue === undefined ? undefined : await checkLinkRefs(db, VENUE, input.venue),
+    organizers: input.organizer === undefined ? undefined : await checkLinkRefs(db, ORGANIZER, input.organizer),
+    categories: termItems(input.categories),
+    tags: termItems(input.tags),
+    image,
+  }
+}
+
+async function linkIds(trx: Transaction<DB>, kind: typeof VENUE, refs: LinkRef[], ctx: CallContext): Promise<number[]> {
+  const ids: number[] = []
+  for (const ref of refs) ids.push('id' in ref ? ref.id : (await createLinked(trx, kind, ref.create, ctx)).id)
+  return [...new Set(ids)]
+}
+
+/** Writes a checked plan: creates or updates the event and its links in the caller's transaction. */
+export async function applyEventWrite(
+  trx: Transaction<DB>,
+  plan: EventWritePlan,
+  existing: EventRow | undefined,
+  ctx: CallContext,
+): Promise<number> {
+  const cols: Record<string, unknown> = { ...plan.columns }
+  const nowWall = utcWall(ctx.now)
+  if (plan.venue !== undefined) cols.venue_id = (await linkIds(trx, VENUE, plan.venue, ctx))[0] ?? null
+  const organizerIds = plan.organizers === undefined ? undefined : await linkIds(trx, ORGANIZER, plan.organizers, ctx)
+  if (plan.image !== undefined) cols.image_id = await resolveImage(trx, plan.image)
+  if (plan.title !== undefined) cols.title = plan.title.trim()
+  if (plan.dateUtc !== undefined) {
+    cols.date_utc = plan.dateUtc
+    cols.date_floating = false
+  }
+  const effectiveDate = plan.dateUtc ?? (existing && !existing.date_floating ? wallFromDb(existing.date_utc) : undefined)
+  const status =
+    plan.status === undefined && existing
+      ? existing.status
+      : scaleBackStatus(plan.status, ctx.principal, effectiveDate === undefined ? undefined : utcWallToEpochMs(effectiveDate), ctx.now.getTime(), undefined)
+  if (status !== existing?.status) cols.status = status
+  const language = existing?.language ?? ctx.language
+  const title = (cols.title as string | undefined) ?? existing?.title ?? ''
+  let slug: string | undefined
+  if (plan.slug !== undefined) slug = slugify(plan.slug)
+  else if (getsSlug(status) && (existing?.slug ?? '') === '') slug = slugify(title)
+  if (slug !== undefined && getsSlug(status)) slug = await uniqueSlug(trx, 'events', slug, language, existing?.id)
+  if (slug !== undefined) cols.slug = slug
+  // An undated draft takes the moment it goes public as its date (as the reference does).
+  if (getsSlug(status) && plan.dateUtc === undefined && (!existing || existing.date_floating)) {
+    if (existing) {
+      cols.date_utc = nowWall
+      cols.date_floating = false
+    }
+  }
+  let id: number
+  if (existing) {
+    id = existing.id
+    await trx.updateTable('events').set({ ...cols, modified_utc: nowWall }).where('id', '=', id).execute()
+  } else {
+    const row = await trx
+      .insertInto('events')
+      .values({
+        ...(cols as any),
+        status,
+        author_id: (cols.author_id as number | undefined) ?? (ctx.principal?.id || null),
+        language,
+        date_utc: plan.dateUtc ?? nowWall,
+        date_floating: plan.dateUtc === undefined && (status === 'draft' || status === 'pending'),
+        modified_utc: nowWall,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    id = row.id
+  }
+  if (organizerIds !== undefined) {
+    await trx.deleteFrom('event_organizers').where('event_id', '=', id).execute()
+    if (organizerIds.length > 0) {
+      await trx.insertInto('event_organizers').values(organizerIds.map((organizer_id, position) => ({ event_id: id, organizer_id, position }))).execute()
+    }
+  }
+  if (plan.categories !== undefined) await setEventTerms(trx, id, 'category', await resolveTermsForWrite(trx, 'category', plan.categories, language))
+  if (plan.tags !== undefined) await setEventTerms(trx, id, 'tag', await resolveTermsForWrite(trx, 'tag', plan.tags, language))
+  return id
+}

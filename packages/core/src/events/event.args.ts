@@ -1,0 +1,105 @@
+import { z } from 'zod'
+import { arg, args, listSchema, type ArgSpec } from '../api/arg-kinds.js'
+import type { ArgsRecord } from '../api/operation.js'
+import { ALL_STATUSES, WRITABLE_STATUSES } from '../auth/permissions.js'
+import type { VariantConfig } from '../config/variants.js'
+import { imageArg } from '../linked/linked.args.js'
+
+const coordinate = (max: number) =>
+  arg(
+    z.union([z.number(), z.string().regex(/^\s*[+-]?\d+(?:\.\d+)?\s*$/)]).transform(Number).pipe(z.number().min(-max).max(max)),
+    { type: 'number' },
+  )
+
+/** `status` list filter: known statuses, array or CSV (`"publish, draft"`). */
+export const statusListArg: ArgSpec<string[]> = arg(listSchema(z.enum(ALL_STATUSES)), {
+  type: 'array',
+  items: { type: 'string', enum: ALL_STATUSES },
+})
+
+/** Query parameters of `GET /events` (SPEC, CONTRACT 6.1). */
+export function eventListArgs(variant: VariantConfig): ArgsRecord {
+  const declared: ArgsRecord = {
+    page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
+    per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).' }),
+    start_date: args.time({ description: 'Events starting on or after this date.' }),
+    end_date: args.time({ description: 'Events ending on or before this date.' }),
+    search: args.nestr({ description: 'Events whose title, excerpt or description contain every word.' }),
+    categories: args.idOrSlugList({ description: 'Category IDs or slugs.' }),
+    tags: args.idOrSlugList({ description: 'Tag IDs or slugs.' }),
+    venue: args.posintList({ description: 'Venue IDs.' }),
+    organizer: args.posintList({ description: 'Organizer IDs.' }),
+    featured: args.bool({ description: 'Only featured (true) or non-featured (false) events.' }),
+    status: { ...statusListArg, description: 'Event post statuses.' },
+    geoloc: args.bool({ description: 'Only events whose venue has (true) or lacks (false) coordinates.' }),
+    geoloc_lat: { ...coordinate(90), description: 'Latitude; needs geoloc_lng.' },
+    geoloc_lng: { ...coordinate(180), description: 'Longitude; needs geoloc_lat.' },
+    include: args.posintList({ description: 'Only these event IDs; date filters are not applied.' }),
+    post_parent: args.int({ description: 'Events whose parent is this event.' }),
+  }
+  if (variant.boundsFilters) {
+    Object.assign(declared, {
+      starts_before: args.time({ description: 'Events starting before the date.' }),
+      starts_after: args.time({ description: 'Events starting after the date.' }),
+      ends_before: args.time({ description: 'Events ending before the date.' }),
+      ends_after: args.time({ description: 'Events ending after the date.' }),
+      strict_dates: args.nestr({ default: 'false', description: 'Apply dates at the exact times given.' }),
+      ticketed: args.bool({ description: 'Events with or without tickets.' }),
+    })
+  }
+  return declared
+}
+
+/** `venue` on an event write: id, `{id}`, inline object, or a clearing value (O-6). */
+const venueValue = arg(z.union([z.number(), z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]), {
+  type: ['integer', 'object', 'array'],
+}, { nullable: true })
+
+/** `organizer` on an event write: one or a list of ids, `{id}` objects or inline objects. */
+const organizerValue = arg(z.union([z.number(), z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]), {
+  type: ['array', 'integer', 'object'],
+  items: { type: ['integer', 'object'] },
+}, { nullable: true })
+
+/** `categories`/`tags` on an event write: ids, slugs or names; `""`/`[]` clears. */
+const termValue = arg(z.union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()]), {
+  type: 'array',
+  items: { type: ['integer', 'string'] },
+}, { nullable: true })
+
+/** Cost: a string or a list of strings (CONTRACT 4.2). */
+const costValue = arg(z.union([z.string().max(500), z.number(), z.array(z.union([z.string().max(100), z.number()])).max(50)]), {
+  type: ['string', 'array'],
+}, { nullable: true })
+
+const timezoneArg = arg(z.string().max(64), { type: 'string' }, { description: 'Event time zone (IANA name or UTC±h).' })
+
+/** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
+export function eventWriteArgs(forCreate: boolean): ArgsRecord {
+  return {
+    title: args.nestr({ required: forCreate, description: 'Event title.' }),
+    start_date: args.time({ required: forCreate, description: 'Start date and time.' }),
+    end_date: args.time({ required: forCreate, description: 'End date and time.' }),
+    author: args.int({ description: 'Author ID.' }),
+    date: args.time({ description: 'Publication date.' }),
+    date_utc: args.time({ description: 'Publication date in UTC.' }),
+    description: args.nestr(),
+    slug: args.nestr(),
+    excerpt: args.nestr(),
+    status: args.enumOf(WRITABLE_STATUSES, { description: 'Post status.' }),
+    timezone: timezoneArg,
+    all_day: args.bool({ description: 'All-day event.' }),
+    image: imageArg,
+    cost: costValue,
+    website: { ...args.url0({ description: 'Event website URL.' }), nullable: true },
+    show_map: args.bool(),
+    show_map_link: args.bool(),
+    hide_from_listings: args.bool(),
+    sticky: args.bool(),
+    featured: args.bool(),
+    categories: termValue,
+    tags: termValue,
+    venue: venueValue,
+    organizer: organizerValue,
+  }
+}

@@ -1,0 +1,144 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { CallContext } from '../api/context.js'
+import { args } from '../api/arg-kinds.js'
+import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
+import type { VariantConfig } from '../config/variants.js'
+import { CalendarError, invalidParam } from '../errors.js'
+import { utcWall } from '../shared/post-fields.js'
+import { eventWriteArgs } from './event.args.js'
+import { findEventIdBySlug, findEventRow, postTypeOf } from './event.repository.js'
+import { serializeEvent, type EventRow } from './event.serializer.js'
+import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
+
+/** How a by-id or by-slug route names its event. */
+type Locator = 'id' | 'slug'
+
+const idArg = args.int({ required: true, description: 'Unique identifier for the event.' })
+const slugArg = args.nestr({ required: true, description: 'Slug of the event.' })
+const passwordArg = args.nestr({ description: "The event's password." })
+
+function locatorArgs(locator: Locator, variant: VariantConfig, withPassword: boolean): ArgsRecord {
+  const declared: ArgsRecord = locator === 'id' ? { id: idArg } : { slug: slugArg }
+  if (withPassword && variant.passwordParam) declared.password = passwordArg
+  return declared
+}
+
+/** Throws the by-id answer for an id that is not an event (CONTRACT 9.1). */
+async function notAnEvent(ctx: CallContext, id: number): Promise<never> {
+  const type = id > 0 ? await postTypeOf(ctx.db, id) : undefined
+  if (type && type !== 'event') throw new CalendarError('INVALID_EVENT_ID', `The ID ${id} is not the ID of an event.`)
+  throw new CalendarError('EVENT_NOT_FOUND', `Event with ID ${id} does not exist.`)
+}
+
+/** Finds the event a request names: by id (undefined when absent), or by slug. */
+async function locate(ctx: CallContext, input: { id?: number; slug?: string }): Promise<{ id: number; row: EventRow | undefined }> {
+  if (input.id !== undefined) return { id: input.id, row: await findEventRow(ctx.db, input.id) }
+  const id = await findEventIdBySlug(ctx.db, input.slug!, ctx.language, ctx.options.languages[0] ?? '')
+  return { id: id ?? 0, row: id === undefined ? undefined : await findEventRow(ctx.db, id) }
+}
+
+function samePassword(given: unknown, actual: string): boolean {
+  if (typeof given !== 'string') return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(actual)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** GET of one event by id or slug (CONTRACT 9). */
+export function eventReadOperation(locator: Locator, variant: VariantConfig) {
+  return defineOperation({
+    // The reference honours `password` on by-slug reads although it does not declare it.
+    args: { ...locatorArgs(locator, variant, true), ...(variant.passwordParam ? { password: passwordArg } : {}) },
+    async prepare(input, ctx) {
+      const found = await locate(ctx, input as { id?: number; slug?: string })
+      if (locator === 'slug' && !found.row) throw invalidParam('slug')
+      return { ...found, password: input.password }
+    },
+    async run({ id, row, password }, ctx) {
+      if (!row) return notAnEvent(ctx, id)
+      if (row.status === 'trash') throw new CalendarError('EVENT_NO_LONGER_AVAILABLE', 'This event is no longer available')
+      if (!canReadItem(ctx.principal, row)) throw new CalendarError('EVENT_NOT_ACCESSIBLE', 'The requested event is not accessible')
+      const editable = canEditItem(ctx.principal, row)
+      if (row.password && !editable && !samePassword(password, row.password)) {
+        throw new CalendarError('EVENT_PASSWORD_PROTECTED', 'The requested event is password protected')
+      }
+      return { body: serializeEvent(row, ctx, { single: true, unlocked: true }) }
+    },
+  })
+}
+
+/** DELETE of one event: moves it to the trash (CONTRACT 13). */
+export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
+  return defineOperation({
+    args: locatorArgs(locator, variant, true),
+    async prepare(input, ctx) {
+      const found = await locate(ctx, input as { id?: number; slug?: string })
+      if (locator === 'slug' && !found.row) throw invalidParam('slug')
+      return found
+    },
+    authorize({ row }, ctx) {
+      require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
+    },
+    async run({ id, row }, ctx) {
+      if (!row) return notAnEvent(ctx, id)
+      if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
+      await ctx.db
+        .updateTable('events')
+        .set({ status: 'trash', slug: row.slug === '' ? '' : `${row.slug}__trashed`, modified_utc: utcWall(ctx.now) })
+        .where('id', '=', row.id)
+        .execute()
+      return { body: serializeEvent((await findEventRow(ctx.db, row.id))!, ctx) }
+    },
+  })
+}
+
+async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: EventRow | undefined) {
+  const id = await ctx.db.transaction().execute((trx) => applyEventWrite(trx, plan, existing, ctx))
+  return serializeEvent((await findEventRow(ctx.db, id))!, ctx)
+}
+
+/** POST /events (CONTRACT 10). */
+export function eventCreateOperation() {
+  return defineOperation({
+    args: eventWriteArgs(true),
+    async prepare(input, ctx) {
+      return planEventWrite(ctx.db, input as EventInput, undefined, ctx)
+    },
+    authorize(_plan, ctx) {
+      require(ctx.principal, canEditType(ctx.principal))
+    },
+    async run(plan, ctx) {
+      return { status: 201, body: await writeAndRead(ctx, plan, undefined) }
+    },
+  })
+}
+
+/** POST/PUT/PATCH of one event: a partial update (CONTRACT 10.6, 10.7). */
+export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
+  const declared: ArgsRecord = { ...eventWriteArgs(false), ...locatorArgs(locator, variant, locator === 'id') }
+  // O-23: a password sent on update-by-id protects the event; null clears it.
+  if (declared.password) declared.password = { ...declared.password, nullable: true }
+  return defineOperation({
+    args: declared,
+    async prepare(input, ctx) {
+      const found = await locate(ctx, locator === 'id' ? { id: input.id as number } : { slug: input.slug as string })
+      const writeInput: EventInput = { ...input }
+      if (locator === 'slug') {
+        // O-14: the path slug selects the event; a `slug` in the body renames it.
+        const rename = ctx.raw.body.slug
+        if (rename !== undefined && rename !== null && (typeof rename !== 'string' || rename === '')) throw invalidParam('slug')
+        writeInput.slug = rename ?? undefined
+      }
+      const plan = await planEventWrite(ctx.db, writeInput, found.row, ctx)
+      return { ...found, plan }
+    },
+    authorize({ row }, ctx) {
+      require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
+    },
+    async run({ id, row, plan }, ctx) {
+      if (!row) return notAnEvent(ctx, id)
+      return { body: await writeAndRead(ctx, plan, row) }
+    },
+  })
+}

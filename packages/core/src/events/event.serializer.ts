@@ -1,0 +1,175 @@
+import type { CallContext } from '../api/context.js'
+import { canEditItem } from '../auth/permissions.js'
+import { ORGANIZER, VENUE } from '../linked/kinds.js'
+import { linkedJsonLd, serializeLinked, type LinkedRow } from '../linked/linked.serializer.js'
+import { formatCost } from '../shared/cost.js'
+import { authorString, globalId, postDates, postUrl, serializeImage, wallFromDb, type ImageRow, type PostRow } from '../shared/post-fields.js'
+import { renderHtml, stripTags } from '../shared/text.js'
+import { dateDetails, timezoneAbbr, toIsoWithOffset, utcToWall, wallToUtc } from '../shared/wall-time.js'
+import { serializeEmbeddedTerm, type TermRow } from '../terms/term.serializer.js'
+
+/** An event row with its relations, as `selectEvents` returns it. */
+export interface EventRow extends PostRow {
+  password: string | null
+  post_parent: number | null
+  timezone: string
+  all_day: boolean
+  start_local: string
+  end_local: string
+  start_utc: string
+  end_utc: string
+  cost_values: string[]
+  cost_symbol: string
+  cost_position: string
+  website: string | null
+  show_map: boolean
+  show_map_link: boolean
+  hide_from_listings: boolean
+  sticky: boolean
+  featured: boolean
+  venue_id: number | null
+  language: string
+  image: ImageRow | null
+  venue: LinkedRow | null
+  organizers: LinkedRow[] | null
+  terms: TermRow[] | null
+}
+
+/** How an event is being shown. */
+export interface EventView {
+  /** Single read: adds `json_ld` (and to the embedded venue/organizers). */
+  single?: boolean
+  /** The request unlocked the event's password (or the caller may edit it). */
+  unlocked?: boolean
+  /** A list row: password-protected events are blanked unless unlocked (CONTRACT 9.3). */
+  list?: boolean
+}
+
+function costParts(row: EventRow) {
+  return {
+    values: row.cost_values ?? [],
+    symbol: row.cost_symbol,
+    position: row.cost_position as 'prefix' | 'postfix' | '',
+  }
+}
+
+/** Row → Event shape, fields in the reference's order (CONTRACT 4.1). */
+export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView = {}): Record<string, unknown> {
+  const url = postUrl(ctx.urls, 'event', row)
+  const gid = globalId(ctx.urls, row.id)
+  const startLocal = wallFromDb(row.start_local)
+  const endLocal = wallFromDb(row.end_local)
+  const startUtc = wallFromDb(row.start_utc)
+  const endUtc = wallFromDb(row.end_utc)
+  const terms = row.terms ?? []
+  const organizers = (row.organizers ?? []).map((o) => serializeLinked(ORGANIZER, o, ctx, Boolean(view.single)))
+  const cost = costParts(row)
+  const event: Record<string, unknown> = {
+    id: row.id,
+    global_id: gid,
+    global_id_lineage: [gid],
+    author: authorString(row.author_id),
+    status: row.status,
+    ...postDates(row, ctx.options.siteTimezone),
+    url,
+    rest_url: `${ctx.urls.rest}/events/${row.id}`,
+    title: row.title.trim(),
+    description: renderHtml(row.description),
+    excerpt: renderHtml(row.excerpt),
+    slug: row.slug,
+    image: serializeImage(row.image),
+    all_day: row.all_day,
+    start_date: startLocal,
+    start_date_details: dateDetails(startLocal),
+    end_date: endLocal,
+    end_date_details: dateDetails(endLocal),
+    utc_start_date: startUtc,
+    utc_start_date_details: dateDetails(startUtc),
+    utc_end_date: endUtc,
+    utc_end_date_details: dateDetails(endUtc),
+    timezone: row.timezone,
+    timezone_abbr: row.timezone ? timezoneAbbr(startUtc, row.timezone) : '',
+    cost: formatCost(cost),
+    cost_details: {
+      currency_symbol: cost.symbol,
+      currency_code: '',
+      currency_position: cost.position,
+      values: cost.values,
+    },
+    // A website never set shows the event's own page (O-36).
+    website: row.website ?? url,
+    show_map: row.show_map,
+    show_map_link: row.show_map_link,
+    hide_from_listings: row.hide_from_listings,
+    sticky: row.sticky,
+    featured: row.featured,
+    categories: terms.filter((t) => t.taxonomy === 'category').map((t) => serializeEmbeddedTerm(t, ctx.urls)),
+    tags: terms.filter((t) => t.taxonomy === 'tag').map((t) => serializeEmbeddedTerm(t, ctx.urls)),
+    venue: row.venue ? serializeLinked(VENUE, row.venue, ctx, Boolean(view.single)) : [],
+    organizer: organizers,
+    custom_fields: [],
+  }
+  const locked = row.password !== null && row.password !== '' && !view.unlocked && !canEditItem(ctx.principal, row)
+  if (view.list && locked) blankProtected(event)
+  // A protected event never carries json_ld, even when unlocked (CONTRACT 4.7).
+  if (view.single && !row.password) event.json_ld = eventJsonLd(row, event, ctx)
+  return event
+}
+
+/** Fields a list hides for password-protected events (CONTRACT 9.3). */
+function blankProtected(event: Record<string, unknown>): void {
+  Object.assign(event, {
+    description: '',
+    excerpt: '',
+    image: false,
+    all_day: null,
+    cost: '',
+    cost_details: { currency_symbol: '', currency_position: '', currency_code: '', values: [] },
+    website: '',
+    show_map: null,
+    show_map_link: null,
+    hide_from_listings: null,
+    sticky: null,
+    featured: null,
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
+    custom_fields: [],
+  })
+}
+
+function eventJsonLd(row: EventRow, event: Record<string, unknown>, ctx: CallContext): Record<string, unknown> {
+  const url = event.url as string
+  const out: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: row.title.trim(),
+    description: stripTags(renderHtml(row.excerpt || row.description)),
+  }
+  if (row.image) out.image = row.image.url
+  out.url = url
+  out.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode'
+  out.eventStatus = 'https://schema.org/EventScheduled'
+  out.startDate = toIsoWithOffset(wallFromDb(row.start_utc), row.timezone || 'UTC')
+  out.endDate = toIsoWithOffset(wallFromDb(row.end_utc), row.timezone || 'UTC')
+  if (row.venue) out.location = linkedJsonLd(VENUE, row.venue, postUrl(ctx.urls, 'venue', row.venue))
+  const firstOrganizer = row.organizers?.[0]
+  if (firstOrganizer) out.organizer = linkedJsonLd(ORGANIZER, firstOrganizer, postUrl(ctx.urls, 'organizer', firstOrganizer))
+  const values = row.cost_values ?? []
+  if (values.length > 0) {
+    const zone = ctx.options.siteTimezone
+    const publishedOn = utcToWall(wallFromDb(row.date_utc), zone).slice(0, 10)
+    out.offers = {
+      '@type': 'Offer',
+      price: values[0],
+      priceCurrency: 'USD',
+      url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: toIsoWithOffset(wallToUtc(`${publishedOn} 00:00:00`, zone), zone),
+    }
+  }
+  out.performer = 'Organization'
+  return out
+}

@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely'
+import { buildUrls, type CallContext } from '../api/context.js'
+import { invoke } from '../api/operation.js'
+import { authenticateBearer } from '../auth/tokens.js'
+import type { Principal } from '../auth/principal.js'
+import type { ResolvedOptions } from '../config/options.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError } from '../errors.js'
+import { toErrorResponse } from './error-response.js'
+import { parseBody, parseQueryString } from './parse-input.js'
+import type { CalendarRequest, CalendarResponse } from './request.js'
+import { matchRoute, type CompiledRoute } from './routes.js'
+
+const JSON_TYPE = 'application/json; charset=UTF-8'
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+function header(request: CalendarRequest, name: string): string | undefined {
+  const value = request.headers[name] ?? request.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Resolves the caller: the host's hook when configured, else the bearer-token authenticator. */
+export async function resolvePrincipal(
+  request: CalendarRequest,
+  options: ResolvedOptions,
+  db: Kysely<DB>,
+): Promise<Principal | null> {
+  if (options.authenticate) return (await options.authenticate(request)) ?? null
+  return authenticateBearer(db, header(request, 'authorization'))
+}
+
+/** Picks the active language of variant B from the raw `ml_language` (validated later). */
+export function activeLanguage(options: ResolvedOptions, raw: unknown): string {
+  if (!options.variant.multilingual) return ''
+  return typeof raw === 'string' && options.languages.includes(raw) ? raw : options.languages[0]!
+}
+
+/** Builds the framework-neutral request handler over the compiled route table. */
+export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
+  return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
+    try {
+      const method = request.method.toUpperCase()
+      // `rest_url`s end collections with a slash (CONTRACT 5.4); following them must work.
+      const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path
+      const match = matchRoute(routes, path, method)
+      if (!match?.endpoint) {
+        throw new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')
+      }
+      const principal = await resolvePrincipal(request, options, db)
+      const query = parseQueryString(request.query)
+      const body = BODY_METHODS.has(method)
+        ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
+        : {}
+      // Body over query; path placeholders win over both (O-13).
+      const raw = { ...query, ...body, ...match.params }
+      const ctx: CallContext = {
+        principal,
+        language: activeLanguage(options, raw.ml_language),
+        now: options.now(),
+        urls: buildUrls(options.publicBaseUrl, request.origin, request.mountPath),
+        options,
+        db,
+        raw: { path: match.params, query, body },
+      }
+      const result = await invoke(match.endpoint.operation, raw, ctx)
+      return {
+        status: result.status ?? 200,
+        headers: { 'Content-Type': JSON_TYPE, ...result.headers },
+        body: result.body,
+      }
+    } catch (err) {
+      return toErrorResponse(err, options.onError)
+    }
+  }
+}

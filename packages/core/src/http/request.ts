@@ -1,0 +1,25 @@
+/** A framework-neutral HTTP request, as an adapter hands it to the calendar. */
+export interface CalendarRequest {
+  method: string
+  /** Path below the mount point, starting with `/cal/events/v1`. */
+  path: string
+  /** The raw query string, without the leading `?`. */
+  query: string
+  headers: Record<string, string | string[] | undefined>
+  /**
+   * The body: raw bytes (parsed by the calendar according to `content-type`), or a value
+   * already parsed by a host middleware such as `express.json()`.
+   */
+  body?: Uint8Array | unknown
+  /** Origin the request was addressed to (`http://host:port`), used when no public URL is configured. */
+  origin?: string
+  /** Path prefix the host mounted the calendar under (`/api`), used for `rest_url`s. */
+  mountPath?: string
+}
+
+/** A framework-neutral HTTP response. */
+export interface CalendarResponse {
+  status: number
+  headers: Record<string, string>
+  body: unknown
+}

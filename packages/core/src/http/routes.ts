@@ -1,0 +1,58 @@
+import type { Operation } from '../api/operation.js'
+
+/** HTTP methods the calendar serves. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** One handler of a route: the methods it answers and what it does. */
+export interface Endpoint {
+  readonly methods: readonly HttpMethod[]
+  readonly operation: Operation<any, any, any>
+}
+
+/** One route of the table, in registration order (the root descriptor lists them so). */
+export interface RouteDef {
+  /** The route pattern as the root descriptor keys it: `/cal/events/v1/events/(?P<id>\d+)`. */
+  readonly pattern: string
+  /** Express-style path: `/cal/events/v1/events/:id`. */
+  readonly path: string
+  readonly endpoints: readonly Endpoint[]
+}
+
+/** A compiled route: the pattern as a regular expression with named groups. */
+export interface CompiledRoute extends RouteDef {
+  readonly regex: RegExp
+}
+
+/** Compiles `(?P<name>...)` patterns (the reference's PCRE syntax) to JS regular expressions. */
+export function compileRoute(route: RouteDef): CompiledRoute {
+  const source = route.pattern.replace(/\(\?P</g, '(?<')
+  return { ...route, regex: new RegExp(`^${source}$`, 'i') }
+}
+
+/** Finds the route and endpoint for a path and method; `undefined` pieces mean 404. */
+export function matchRoute(
+  routes: readonly CompiledRoute[],
+  path: string,
+  method: string,
+): { route: CompiledRoute; endpoint: Endpoint | undefined; params: Record<string, string> } | undefined {
+  for (const route of routes) {
+    const match = route.regex.exec(path)
+    if (!match) continue
+    const wanted = method === 'HEAD' ? 'GET' : method
+    const endpoint = route.endpoints.find((e) => (e.methods as readonly string[]).includes(wanted))
+    const params: Record<string, string> = {}
+    for (const [key, value] of Object.entries(match.groups ?? {})) {
+      if (value !== undefined) params[key] = safeDecode(value)
+    }
+    return { route, endpoint, params }
+  }
+  return undefined
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}

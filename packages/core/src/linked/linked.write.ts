@@ -1,0 +1,171 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import { scaleBackStatus } from '../auth/permissions.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError } from '../errors.js'
+import { utcWall } from '../shared/post-fields.js'
+import { slugify } from '../shared/slug.js'
+import { getsSlug, uniqueSlug } from '../shared/slug-store.js'
+import { utcWallToEpochMs } from '../shared/wall-time.js'
+import { checkAuthor, checkImageValue, resolveImage, timeToUtc } from '../shared/write-inputs.js'
+import type { LinkedKind } from './kinds.js'
+
+type Db = Kysely<DB> | Transaction<DB>
+
+/** Parsed write fields of a venue/organizer (from `linkedWriteArgs`). */
+export type LinkedInput = Record<string, unknown>
+
+/** CONTRACT 11.1: `state` for US-style addresses, else `province`. */
+export function deriveStateProvince(state: string, province: string, country: string): string {
+  if (state !== '' && ['', 'us', 'united states'].includes(country.trim().toLowerCase())) return state
+  return province
+}
+
+/** The publication date a write asks for, in UTC; `undefined` when none was sent. */
+export function requestedDateUtc(input: LinkedInput, zone: string, now: Date): string | undefined {
+  if (input.date_utc !== undefined) return timeToUtc(input.date_utc, 'UTC', now, 'date_utc')
+  if (input.date !== undefined) return timeToUtc(input.date, zone, now, 'date')
+  return undefined
+}
+
+/** The detail columns a write sets: text fields, map flags, coordinates, derived stateprovince. */
+async function detailColumns(
+  db: Db,
+  kind: LinkedKind,
+  input: LinkedInput,
+  current: Record<string, unknown> | undefined,
+  applyMapDefaults: boolean,
+): Promise<Record<string, unknown>> {
+  const cols: Record<string, unknown> = {}
+  for (const field of kind.textFields) if (typeof input[field] === 'string') cols[field] = input[field]
+  if (kind.type === 'venue') {
+    for (const flag of ['show_map', 'show_map_link']) {
+      if (input[flag] !== undefined) cols[flag] = input[flag]
+      else if (applyMapDefaults) cols[flag] = true
+    }
+    if ((input.geo_lat === undefined) !== (input.geo_lng === undefined)) {
+      throw new CalendarError('INVALID_PARAM', 'Invalid parameter(s): geo_lat, geo_lng', {
+        params: { geo_lat: 'geo_lat and geo_lng go together.', geo_lng: 'geo_lat and geo_lng go together.' },
+        details: [],
+      })
+    }
+    if (input.geo_lat !== undefined) {
+      cols.geo_lat = input.geo_lat
+      cols.geo_lng = input.geo_lng
+    }
+    const touched = ['state', 'province', 'country', 'stateprovince'].some((f) => input[f] !== undefined)
+    if (touched && !input.stateprovince) {
+      const merged = (f: string) => String(cols[f] ?? current?.[f] ?? '')
+      cols.stateprovince = deriveStateProvince(merged('state'), merged('province'), merged('country'))
+    }
+  }
+  if (input.image !== undefined) cols.image_id = await resolveImage(db, checkImageValue(input.image))
+  return cols
+}
+
+/**
+ * Creates a venue/organizer, or reuses the one with the same name (and description, when one
+ * is sent), writing the sent details onto it (CONTRACT 11.2). Inline creation from an event
+ * body goes through here too.
+ */
+export async function createLinked(
+  trx: Transaction<DB>,
+  kind: LinkedKind,
+  input: LinkedInput,
+  ctx: CallContext,
+): Promise<{ id: number; reused: boolean }> {
+  const name = typeof input[kind.nameField] === 'string' ? (input[kind.nameField] as string).trim() : ''
+  if (name === '') throw new CalendarError(kind.errors.couldNotCreate, `Could not create the ${kind.type}: it has no name.`)
+  const description = typeof input.description === 'string' ? input.description : ''
+  // Serialise creators of the same name so two concurrent requests cannot both miss the match.
+  await sql`select pg_advisory_xact_lock(hashtext(${`${kind.table}:${name.toLowerCase()}`}))`.execute(trx)
+  const db = trx as unknown as Kysely<any>
+  const existing = await db
+    .selectFrom(kind.table)
+    .selectAll()
+    .where(sql<boolean>`lower(title) = lower(${name})`)
+    .$if(description !== '', (qb) => qb.where(sql<boolean>`lower(description) = lower(${description})`))
+    .where('status', '<>', 'trash')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst()
+  const nowWall = utcWall(ctx.now)
+  if (existing) {
+    const cols = await detailColumns(trx, kind, input, existing, true)
+    await db.updateTable(kind.table).set({ ...cols, modified_utc: nowWall }).where('id', '=', existing.id).execute()
+    return { id: existing.id, reused: true }
+  }
+  await checkAuthor(trx, input.author as number | undefined)
+  const dateUtc = requestedDateUtc(input, ctx.options.siteTimezone, ctx.now)
+  const status = scaleBackStatus(
+    input.status as string | undefined,
+    ctx.principal,
+    dateUtc === undefined ? undefined : utcWallToEpochMs(dateUtc),
+    ctx.now.getTime(),
+    undefined,
+  )
+  const slug = getsSlug(status) ? await uniqueSlug(trx, kind.table, slugify(name), ctx.language) : ''
+  const cols = await detailColumns(trx, kind, input, undefined, true)
+  if (kind.type === 'venue' && cols.stateprovince === undefined) {
+    cols.stateprovince = deriveStateProvince(String(cols.state ?? ''), String(cols.province ?? ''), String(cols.country ?? ''))
+  }
+  const row = await db
+    .insertInto(kind.table)
+    .values({
+      ...cols,
+      author_id: (input.author as number | undefined) ?? (ctx.principal?.id || null),
+      status,
+      title: name,
+      description,
+      slug,
+      language: ctx.language,
+      date_utc: dateUtc ?? nowWall,
+      date_floating: dateUtc === undefined && (status === 'draft' || status === 'pending'),
+      modified_utc: nowWall,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { id: row.id, reused: false }
+}
+
+/** Applies a partial update to a venue/organizer (absent fields unchanged, O-2). */
+export async function updateLinked(
+  trx: Transaction<DB>,
+  kind: LinkedKind,
+  current: Record<string, any>,
+  input: LinkedInput,
+  ctx: CallContext,
+): Promise<void> {
+  const db = trx as unknown as Kysely<any>
+  await checkAuthor(trx, input.author as number | undefined)
+  const cols = await detailColumns(trx, kind, input, current, false)
+  const name = input[kind.nameField]
+  if (typeof name === 'string') cols.title = name.trim()
+  if (typeof input.description === 'string') cols.description = input.description
+  if (input.author !== undefined) cols.author_id = input.author
+  const dateUtc = requestedDateUtc(input, ctx.options.siteTimezone, ctx.now)
+  if (dateUtc !== undefined) {
+    cols.date_utc = dateUtc
+    cols.date_floating = false
+  }
+  let status = current.status as string
+  if (input.status !== undefined) {
+    const effectiveDate = dateUtc ?? (current.date_floating ? undefined : current.date_utc)
+    status = scaleBackStatus(
+      input.status as string,
+      ctx.principal,
+      effectiveDate === undefined ? undefined : utcWallToEpochMs(String(effectiveDate).replace('T', ' ').slice(0, 19)),
+      ctx.now.getTime(),
+      undefined,
+    )
+    cols.status = status
+  }
+  if (getsSlug(status) && current.slug === '') {
+    cols.slug = await uniqueSlug(trx, kind.table, slugify(String(cols.title ?? current.title)), current.language, current.id)
+  }
+  if (current.date_floating && getsSlug(status) && dateUtc === undefined) {
+    cols.date_utc = utcWall(ctx.now)
+    cols.date_floating = false
+  }
+  await db.updateTable(kind.table).set({ ...cols, modified_utc: utcWall(ctx.now) }).where('id', '=', current.id).execute()
+}

@@ -1,0 +1,54 @@
+import { MAX_PER_PAGE } from '../config/variants.js'
+
+/** Page numbers of a list request, `per_page` capped (CONTRACT 5.3). */
+export interface Paging {
+  page: number
+  perPage: number
+  offset: number
+}
+
+/** Effective paging from parsed `page`/`per_page`. */
+export function paging(page: number | undefined, perPage: number | undefined, perPageDefault: number): Paging {
+  const p = page ?? 1
+  const pp = Math.min(perPage ?? perPageDefault, MAX_PER_PAGE)
+  return { page: p, perPage: pp, offset: (p - 1) * pp }
+}
+
+/** `ceil(total / per_page)`, 0 when empty. */
+export function totalPages(total: number, perPage: number): number {
+  return total === 0 ? 0 : Math.ceil(total / perPage)
+}
+
+function scalar(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.map((v) => scalar(v) ?? '').join(',')
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+/**
+ * `rest_url`, `next_rest_url` and `previous_rest_url` (CONTRACT 5.4, O-9): the collection URL with
+ * a trailing slash, `page` and `per_page`, then every parameter the client sent, percent-encoded.
+ */
+export function listUrls(collection: string, sent: Readonly<Record<string, unknown>>, p: Paging, pages: number) {
+  const build = (page: number | undefined) => {
+    const parts: string[] = []
+    if (page !== undefined) parts.push(`page=${page}`)
+    parts.push(`per_page=${p.perPage}`)
+    for (const [key, value] of Object.entries(sent)) {
+      if (key === 'page' || key === 'per_page') continue
+      const text = scalar(value)
+      if (text !== undefined) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`)
+    }
+    return `${collection}/?${parts.join('&')}`
+  }
+  return {
+    rest_url: build(p.page),
+    next_rest_url: p.page < pages ? build(p.page + 1) : undefined,
+    previous_rest_url: p.page > 1 ? build(p.page - 1 === 1 ? undefined : p.page - 1) : undefined,
+  }
+}
+
+/** The `X-Cal-Total` / `X-Cal-TotalPages` headers of every list response. */
+export function listHeaders(total: number, pages: number): Record<string, string> {
+  return { 'X-Cal-Total': String(total), 'X-Cal-TotalPages': String(pages) }
+}

@@ -1,0 +1,41 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { DB } from '../db/generated.js'
+import { withSuffix } from './slug.js'
+
+type Db = Kysely<DB> | Transaction<DB>
+
+/**
+ * Picks `base`, or `base-2`, `base-3`… when taken by another item of the table in the same
+ * language, in any status (CONTRACT 10.3). Must run inside the writing transaction: the
+ * advisory lock serialises writers of the same base slug until commit, so concurrent creates
+ * with one title get distinct slugs instead of a unique-index violation.
+ */
+export async function uniqueSlug(
+  trx: Db,
+  table: 'events' | 'venues' | 'organizers',
+  base: string,
+  language: string,
+  excludeId?: number,
+): Promise<string> {
+  if (base === '') return ''
+  await sql`select pg_advisory_xact_lock(hashtext(${`${table}:${language}:${base}`}))`.execute(trx)
+  const escaped = base.replace(/[\\%_]/g, (c) => `\\${c}`)
+  const rows = await trx
+    .selectFrom(table)
+    .select('slug')
+    .where('language', '=', language)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${escaped}-%`)]))
+    .$if(excludeId !== undefined, (qb) => qb.where('id', '<>', excludeId!))
+    .execute()
+  const taken = new Set(rows.map((r) => r.slug))
+  if (!taken.has(base)) return base
+  for (let n = 2; ; n++) {
+    const candidate = withSuffix(base, n)
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+/** Statuses whose items get a slug (drafts and pending items keep `""`, CONTRACT 10.3). */
+export function getsSlug(status: string): boolean {
+  return status === 'publish' || status === 'future' || status === 'private'
+}

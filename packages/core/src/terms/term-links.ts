@@ -1,0 +1,127 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { DB } from '../db/generated.js'
+import { invalidParam } from '../errors.js'
+import { slugify } from '../shared/slug.js'
+import { withSuffix } from '../shared/slug.js'
+
+type Db = Kysely<DB> | Transaction<DB>
+type Taxonomy = 'category' | 'tag'
+
+/**
+ * Resolves an event's `categories`/`tags` write value (CONTRACT 10.5): numbers are ids (unknown
+ * ones skipped), other items match a slug, then a name, else a new term is created.
+ */
+export async function resolveTermsForWrite(
+  trx: Transaction<DB>,
+  taxonomy: Taxonomy,
+  items: readonly (string | number)[],
+  language: string,
+): Promise<number[]> {
+  const ids: number[] = []
+  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number)
+  if (numeric.length > 0) {
+    const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('id', 'in', numeric).execute()
+    const known = new Set(rows.map((r) => r.id))
+    ids.push(...numeric.filter((id) => known.has(id)))
+  }
+  for (const item of items) {
+    if (typeof item === 'number' || /^\d+$/.test(item)) continue
+    const name = item.trim()
+    const slug = slugify(name)
+    const found = await trx
+      .selectFrom('terms')
+      .select('id')
+      .where('taxonomy', '=', taxonomy)
+      .where('language', '=', language)
+      .where((eb) => eb.or([eb('slug', '=', name.toLowerCase()), eb(sql`lower(name)`, '=', name.toLowerCase())]))
+      .orderBy(sql`slug = ${name.toLowerCase()}`, 'desc')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst()
+    ids.push(found ? found.id : await createTermRow(trx, { taxonomy, name, slug, language, parentId: null, description: '' }))
+  }
+  return [...new Set(ids)]
+}
+
+/** Inserts a term with a unique slug (`-2`, `-3`… on a clash); returns its id. */
+export async function createTermRow(
+  trx: Transaction<DB>,
+  t: { taxonomy: Taxonomy; name: string; slug: string; language: string; parentId: number | null; description: string },
+): Promise<number> {
+  const base = t.slug || slugify(t.name) || 'term'
+  await sql`select pg_advisory_xact_lock(hashtext(${`terms:${t.taxonomy}:${t.language}:${base}`}))`.execute(trx)
+  const taken = new Set(
+    (
+      await trx
+        .selectFrom('terms')
+        .select('slug')
+        .where('taxonomy', '=', t.taxonomy)
+        .where('language', '=', t.language)
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`)]))
+        .execute()
+    ).map((r) => r.slug),
+  )
+  let slug = base
+  for (let n = 2; taken.has(slug); n++) slug = withSuffix(base, n)
+  const row = await trx
+    .insertInto('terms')
+    .values({ taxonomy: t.taxonomy, name: t.name, slug, language: t.language, parent_id: t.parentId, description: t.description })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+/** Replaces an event's terms of one taxonomy; inserts in id order so concurrent writers lock alike. */
+export async function setEventTerms(trx: Transaction<DB>, eventId: number, taxonomy: Taxonomy, termIds: readonly number[]): Promise<void> {
+  const wanted = new Set(termIds)
+  const current = await trx
+    .selectFrom('event_terms as et')
+    .innerJoin('terms as t', 't.id', 'et.term_id')
+    .select('et.term_id')
+    .where('et.event_id', '=', eventId)
+    .where('t.taxonomy', '=', taxonomy)
+    .execute()
+  const have = new Set(current.map((r) => r.term_id))
+  const remove = [...have].filter((id) => !wanted.has(id)).sort((a, b) => a - b)
+  const add = [...wanted].filter((id) => !have.has(id)).sort((a, b) => a - b)
+  if (remove.length > 0) await trx.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', remove).execute()
+  if (add.length > 0) await trx.insertInto('event_terms').values(add.map((term_id) => ({ event_id: eventId, term_id }))).execute()
+}
+
+/**
+ * Resolves a list filter of ids or slugs (slug first, then id); every item must exist (else
+ * 400 on `param`). Categories also match their descendants (CONTRACT 6.1).
+ */
+export async function resolveTermFilter(
+  db: Db,
+  taxonomy: Taxonomy,
+  items: readonly (string | number)[],
+  language: string,
+  param: string,
+): Promise<number[]> {
+  const strings = items.map(String)
+  const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number)
+  const rows = await db
+    .selectFrom('terms')
+    .select(['id', 'slug', 'language'])
+    .where('taxonomy', '=', taxonomy)
+    .where((eb) => eb.or([eb('slug', 'in', strings.map((s) => s.toLowerCase())), ...(numbers.length ? [eb('id', 'in', numbers)] : [])]))
+    .execute()
+  const ids: number[] = []
+  for (const item of strings) {
+    const bySlug =
+      rows.find((r) => r.slug === item.toLowerCase() && r.language === language) ?? rows.find((r) => r.slug === item.toLowerCase())
+    const byId = /^\d+$/.test(item) ? rows.find((r) => r.id === Number(item)) : undefined
+    const found = bySlug ?? byId
+    if (!found) throw invalidParam(param)
+    ids.push(found.id)
+  }
+  if (taxonomy === 'tag') return [...new Set(ids)]
+  const expanded = await sql<{ id: number }>`
+    with recursive tree(id) as (
+      select id from terms where id = any(${ids}::int[])
+      union
+      select t.id from terms t join tree on t.parent_id = tree.id
+    ) select id from tree`.execute(db)
+  return [...new Set(expanded.rows.map((r) => r.id))]
+}

@@ -1,0 +1,59 @@
+import express, { Router, type NextFunction, type Request, type Response } from 'express'
+import { CalendarError, NAMESPACE, type Calendar, type CalendarResponse } from '@cal-events/core'
+
+/** Options of the Express adapter. */
+export interface CalendarRouterOptions {
+  /** Trust `X-Forwarded-*` for the origin of `rest_url`s. Default: Express's `trust proxy` setting. */
+  origin?: (req: Request) => string
+}
+
+function send(req: Request, res: Response, response: CalendarResponse): void {
+  res.status(response.status).set(response.headers)
+  if (req.method === 'HEAD') res.end()
+  else res.send(JSON.stringify(response.body))
+}
+
+/**
+ * An `express.Router` serving the calendar under `/cal/events/v1`; mount it with `app.use(router)`
+ * or under a prefix (`app.use('/api', router)`).
+ *
+ * @example
+ * const calendar = await createCalendar({ database: { url: process.env.DATABASE_URL! } })
+ * app.use('/api', createCalendarRouter(calendar))
+ */
+export function createCalendarRouter(calendar: Calendar, options: CalendarRouterOptions = {}): Router {
+  const router = Router()
+  const prefix = `/${NAMESPACE}`
+  // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
+  const readBody = express.raw({ type: () => true, limit: calendar.options.maxBodyBytes })
+  router.use(prefix, readBody, async (req: Request, res: Response) => {
+    const url = req.originalUrl
+    const queryStart = url.indexOf('?')
+    const response = await calendar.handle({
+      method: req.method,
+      path: `${prefix}${req.path === '/' ? '' : req.path}`,
+      query: queryStart === -1 ? '' : url.slice(queryStart + 1),
+      headers: req.headers,
+      body: req.body,
+      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.get('host') ?? 'localhost'}`,
+      mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
+    })
+    send(req, res, response)
+  })
+  router.use(prefix, (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err)
+    const status = (err as { status?: number; type?: string }).status
+    const type = (err as { type?: string }).type
+    // Failures of Express's body reader, told in the calendar's own error shape.
+    const mapped =
+      status === 413
+        ? new CalendarError('PAYLOAD_TOO_LARGE', 'The request body is too large.')
+        : type === 'encoding.unsupported' || type === 'charset.unsupported'
+          ? new CalendarError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding.')
+          : status !== undefined && status >= 400 && status < 500
+            ? new CalendarError('INVALID_JSON', 'The request body could not be read.')
+            : err
+    send(req, res, calendar.toErrorResponse(mapped))
+  })
+  return router
+}

@@ -1,0 +1,64 @@
+import { inject } from 'vitest'
+import pg from 'pg'
+import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+/** Which database the current project runs on. */
+export const BACKEND: 'postgres' | 'pglite' = process.env.CAL_TEST_BACKEND === 'pglite' ? 'pglite' : 'postgres'
+
+interface WorkerDb {
+  database: CalendarOptions['database']
+  migrated: boolean
+}
+
+const cacheKey = Symbol.for('cal-events.test-db')
+const cache = globalThis as unknown as { [cacheKey]?: Promise<WorkerDb> }
+
+/** The worker's own database: a fresh PostgreSQL database, or one PGlite instance shared by its files. */
+function workerDb(): Promise<WorkerDb> {
+  cache[cacheKey] ??= (async () => {
+    if (BACKEND === 'pglite') {
+      const [{ PGlite }, { pg_trgm }] = await Promise.all([
+        import('@electric-sql/pglite'),
+        import('@electric-sql/pglite/contrib/pg_trgm'),
+      ])
+      const pglite = await PGlite.create({ extensions: { pg_trgm } })
+      return { database: { pglite }, migrated: false }
+    }
+    const name = `cal_t_${inject('calRunId')}_${process.env.VITEST_POOL_ID ?? '0'}`
+    const admin = new pg.Client({ connectionString: ADMIN_URL })
+    await admin.connect()
+    await admin.query(`drop database if exists "${name}" with (force)`)
+    await admin.query(`create database "${name}"`)
+    await admin.end()
+    const url = new URL(ADMIN_URL)
+    url.pathname = `/${name}`
+    return { database: { url: url.href, poolSize: 4 }, migrated: false }
+  })()
+  return cache[cacheKey]
+}
+
+const TABLES = ['event_terms', 'event_organizers', 'events', 'venues', 'organizers', 'terms', 'images', 'api_tokens', 'users']
+
+/** A calendar on an empty worker database (tables truncated, ids restarted). Close it in afterAll. */
+export async function freshCalendar(options: Omit<CalendarOptions, 'database'> = {}): Promise<Calendar> {
+  const worker = await workerDb()
+  const calendar = await createCalendar({ ...options, database: worker.database, migrate: !worker.migrated })
+  worker.migrated = true
+  await truncate(worker.database!)
+  return calendar
+}
+
+async function truncate(database: NonNullable<CalendarOptions['database']>): Promise<void> {
+  const statement = `truncate ${TABLES.join(', ')} restart identity cascade; alter sequence post_id_seq restart`
+  if ('pglite' in database) {
+    await database.pglite.exec(statement)
+    return
+  }
+  if (!('url' in database)) throw new Error('unexpected test database')
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  await client.query(statement)
+  await client.end()
+}
