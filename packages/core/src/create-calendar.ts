@@ -11,6 +11,9 @@ import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
 import { eventOperations, eventRoutes } from './events/event.routes.js'
+import { ORGANIZER, VENUE } from './linked/kinds.js'
+import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
+import { termOperations, termRoutes } from './terms/term.routes.js'
 
 /** Per-call options of the script API. */
 export interface CallOptions {
@@ -36,6 +39,15 @@ export interface PostResourceApi<T = Json, L = Json> {
   deleteBySlug(slug: string, options?: CallOptions): Promise<T>
 }
 
+/** The typed script API of categories and tags (term ids only, no slugs routes). */
+export interface TermResourceApi<T = Json, L = Json> {
+  list(query?: Query, options?: CallOptions): Promise<L>
+  get(id: number, options?: CallOptions): Promise<T>
+  create(input: Body, options?: CallOptions): Promise<T>
+  update(id: number, input: Body, options?: CallOptions): Promise<T>
+  delete(id: number, options?: CallOptions): Promise<T>
+}
+
 /** A running calendar: HTTP-neutral handler, route table and typed services. */
 export interface Calendar {
   readonly options: ResolvedOptions
@@ -46,6 +58,10 @@ export interface Calendar {
   /** Turns anything thrown into the contract's error response. */
   toErrorResponse(err: unknown): CalendarResponse
   readonly events: PostResourceApi
+  readonly venues: PostResourceApi
+  readonly organizers: PostResourceApi
+  readonly categories: TermResourceApi
+  readonly tags: TermResourceApi
   /** API tokens of the default authenticator. */
   readonly tokens: {
     create(input: { role: Role; name?: string; login?: string }): Promise<{ token: string; info: TokenInfo }>
@@ -78,10 +94,20 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
 
   const ns = `/${NAMESPACE}`
   const events = wrap(eventOperations(options.variant))
-  const routes: RouteDef[] = [...eventRoutes(events, ns)]
+  const venues = wrap(linkedOperations(VENUE, options.variant))
+  const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
+  const categories = wrap(termOperations('category', options.variant))
+  const tags = wrap(termOperations('tag', options.variant))
+  const routes: RouteDef[] = [
+    ...eventRoutes(events, ns),
+    ...linkedRoutes(VENUE, venues, ns),
+    ...linkedRoutes(ORGANIZER, organizers, ns),
+    ...termRoutes('category', categories, ns),
+    ...termRoutes('tag', tags, ns),
+  ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
-  async function call(op: Operation<any, any, any>, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}) {
+  async function call(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}) {
     const query = raw.query ?? {}
     const body = raw.body ?? {}
     const path = raw.path ?? {}
@@ -98,11 +124,13 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       db,
       raw: { path, query, body },
     }
+    if (!op) throw new TypeError('This operation is not available.')
     return (await invoke(op, merged, ctx)).body as Json
   }
 
   const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
-  const postApi = (ops: ReturnType<typeof eventOperations>): PostResourceApi => ({
+  type Ops = Record<string, Operation<any, any, any>>
+  const postApi = (ops: Ops): PostResourceApi => ({
     list: (query, o) => call(ops.list, { query }, o),
     get: (id, o) => call(ops.get, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
     getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: o?.password ? { password: o.password } : {} }, o),
@@ -112,6 +140,13 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
     deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
   })
+  const termApi = (ops: Ops): TermResourceApi => ({
+    list: (query, o) => call(ops.list, { query }, o),
+    get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
+    create: (body, o) => call(ops.create, { body }, o),
+    update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
+    delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+  })
 
   return {
     options,
@@ -119,6 +154,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     handle: dispatch,
     toErrorResponse: (err) => toErrorResponse(err, options.onError),
     events: postApi(events),
+    venues: postApi(venues),
+    organizers: postApi(organizers),
+    categories: termApi(categories),
+    tags: termApi(tags),
     tokens: {
       create: (i) => createToken(db, i),
       register: (token, i) => registerToken(db, token, i),
