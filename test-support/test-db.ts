@@ -62,3 +62,20 @@ async function truncate(database: NonNullable<CalendarOptions['database']>): Pro
   await client.query(statement)
   await client.end()
 }
+
+/** Runs SQL on the worker's database directly, for state the API cannot create (e.g. `post_parent`). */
+export async function execSql(statement: string): Promise<void> {
+  const { database } = await workerDb()
+  if (database && 'pglite' in database) {
+    await database.pglite.exec(statement)
+    return
+  }
+  if (!database || !('url' in database)) throw new Error('unexpected test database')
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}

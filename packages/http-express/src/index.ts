@@ -8,9 +8,10 @@ export interface CalendarRouterOptions {
 }
 
 function send(req: Request, res: Response, response: CalendarResponse): void {
-  res.status(response.status).set(response.headers)
-  if (req.method === 'HEAD') res.end()
-  else res.send(JSON.stringify(response.body))
+  // res.send() would rewrite the contract's `charset=UTF-8`; write the bytes ourselves.
+  const bytes = Buffer.from(JSON.stringify(response.body), 'utf8')
+  res.status(response.status).set(response.headers).set('Content-Length', String(bytes.length))
+  res.end(req.method === 'HEAD' ? undefined : bytes)
 }
 
 /**
