@@ -1,11 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import pg from 'pg'
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    calRunId: string
-  }
-}
+import './vitest-context.js'
 
 /** The PostgreSQL server tests use: `DATABASE_URL`, else the machine's local server. */
 export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'

@@ -1,4 +1,5 @@
 import { inject } from 'vitest'
+import './vitest-context.js'
 import pg from 'pg'
 import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
 

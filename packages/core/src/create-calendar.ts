@@ -14,6 +14,18 @@ import { eventOperations, eventRoutes } from './events/event.routes.js'
 import { ORGANIZER, VENUE } from './linked/kinds.js'
 import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
 import { termOperations, termRoutes } from './terms/term.routes.js'
+import { discoveryOperations, discoveryRoutes } from './openapi/routes.js'
+import type {
+  CategoryList,
+  EventList,
+  EventResource,
+  OrganizerList,
+  OrganizerResource,
+  TagList,
+  TermResource,
+  VenueList,
+  VenueResource,
+} from './openapi/resource-types.js'
 
 /** Per-call options of the script API. */
 export interface CallOptions {
@@ -28,7 +40,7 @@ type Body = Record<string, unknown>
 type Json = Record<string, any>
 
 /** The typed script API of one resource with by-id and by-slug routes. */
-export interface PostResourceApi<T = Json, L = Json> {
+export interface PostResourceApi<T, L> {
   list(query?: Query, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions & { password?: string }): Promise<T>
   getBySlug(slug: string, options?: CallOptions & { password?: string }): Promise<T>
@@ -40,7 +52,7 @@ export interface PostResourceApi<T = Json, L = Json> {
 }
 
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
-export interface TermResourceApi<T = Json, L = Json> {
+export interface TermResourceApi<T, L> {
   list(query?: Query, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions): Promise<T>
   create(input: Body, options?: CallOptions): Promise<T>
@@ -57,11 +69,13 @@ export interface Calendar {
   handle(request: CalendarRequest): Promise<CalendarResponse>
   /** Turns anything thrown into the contract's error response. */
   toErrorResponse(err: unknown): CalendarResponse
-  readonly events: PostResourceApi
-  readonly venues: PostResourceApi
-  readonly organizers: PostResourceApi
-  readonly categories: TermResourceApi
-  readonly tags: TermResourceApi
+  readonly events: PostResourceApi<EventResource, EventList>
+  readonly venues: PostResourceApi<VenueResource, VenueList>
+  readonly organizers: PostResourceApi<OrganizerResource, OrganizerList>
+  readonly categories: TermResourceApi<TermResource, CategoryList>
+  readonly tags: TermResourceApi<TermResource, TagList>
+  /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */
+  readonly discovery: { describe(options?: CallOptions): Promise<Json>; openapi(options?: CallOptions): Promise<Json> }
   /** API tokens of the default authenticator. */
   readonly tokens: {
     create(input: { role: Role; name?: string; login?: string }): Promise<{ token: string; info: TokenInfo }>
@@ -98,7 +112,9 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
   const categories = wrap(termOperations('category', options.variant))
   const tags = wrap(termOperations('tag', options.variant))
+  const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
+    ...discoveryRoutes(discovery, ns),
     ...eventRoutes(events, ns),
     ...linkedRoutes(VENUE, venues, ns),
     ...linkedRoutes(ORGANIZER, organizers, ns),
@@ -107,7 +123,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
-  async function call(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}) {
+  async function call<R = Json>(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}): Promise<R> {
     const query = raw.query ?? {}
     const body = raw.body ?? {}
     const path = raw.path ?? {}
@@ -125,12 +141,12 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       raw: { path, query, body },
     }
     if (!op) throw new TypeError('This operation is not available.')
-    return (await invoke(op, merged, ctx)).body as Json
+    return (await invoke(op, merged, ctx)).body as R
   }
 
   const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
   type Ops = Record<string, Operation<any, any, any>>
-  const postApi = (ops: Ops): PostResourceApi => ({
+  const postApi = <T, L>(ops: Ops): PostResourceApi<T, L> => ({
     list: (query, o) => call(ops.list, { query }, o),
     get: (id, o) => call(ops.get, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
     getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: o?.password ? { password: o.password } : {} }, o),
@@ -140,7 +156,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
     deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
   })
-  const termApi = (ops: Ops): TermResourceApi => ({
+  const termApi = <T, L>(ops: Ops): TermResourceApi<T, L> => ({
     list: (query, o) => call(ops.list, { query }, o),
     get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
     create: (body, o) => call(ops.create, { body }, o),
@@ -158,6 +174,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     organizers: postApi(organizers),
     categories: termApi(categories),
     tags: termApi(tags),
+    discovery: {
+      describe: (o) => call(discovery.root, {}, o),
+      openapi: (o) => call(discovery.doc, {}, o),
+    },
     tokens: {
       create: (i) => createToken(db, i),
       register: (token, i) => registerToken(db, token, i),

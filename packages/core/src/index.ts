@@ -9,3 +9,14 @@ export { ROLES } from './auth/principal.js'
 export type { Principal, Role } from './auth/principal.js'
 export type { TokenInfo } from './auth/tokens.js'
 export { NAMESPACE } from './api/context.js'
+export type {
+  EventResource,
+  VenueResource,
+  OrganizerResource,
+  TermResource,
+  EventList,
+  VenueList,
+  OrganizerList,
+  CategoryList,
+  TagList,
+} from './openapi/resource-types.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, Principal } from '@cal-events/core'
+import type { Calendar, Principal, VenueResource } from '@cal-events/core'
 import { BACKEND, execSql, freshCalendar } from '../../../../test-support/test-db.js'
 
 // Request time of the reference recordings: the default window starts 2026-11-20 00:00.
@@ -34,10 +34,10 @@ describe(`GET /events filters (${BACKEND})`, () => {
       featured: true,
     })
     ids.Concert = first.id
-    venueA = first.venue.id
-    organizer = first.organizer[0].id
-    parentCat = first.categories[0].id
-    tag = first.tags[0].id
+    venueA = (first.venue as VenueResource).id
+    organizer = first.organizer[0]!.id
+    parentCat = first.categories[0]!.id
+    tag = first.tags[0]!.id
     const second = await calendar.events.create({
       title: 'Jazz night',
       excerpt: 'Smooth saxophone',
@@ -47,8 +47,8 @@ describe(`GET /events filters (${BACKEND})`, () => {
       categories: ['Jazz'],
     })
     ids['Jazz night'] = second.id
-    venueB = second.venue.id
-    childCat = second.categories[0].id
+    venueB = (second.venue as VenueResource).id
+    childCat = second.categories[0]!.id
     await execSql(`update terms set parent_id = ${parentCat} where id = ${childCat}`)
     await ev('Yesterday talk', '2026-11-20 10:00:00', '2026-11-20 11:00:00')
     await ev('Old talk', '2026-11-18 10:00:00', '2026-11-18 11:00:00')
@@ -156,8 +156,8 @@ describe(`GET /events filters (${BACKEND})`, () => {
       const anon = (await calendar.events.list({ search: 'Jazz' }, { as: null })).events[0]
       expect(anon).toMatchObject({ title: 'Jazz night', excerpt: '', venue: [], categories: [], all_day: null, featured: null })
       const editor = (await calendar.events.list({ search: 'Jazz' }, { as: EDITOR })).events[0]
-      expect(editor.excerpt).toBe('<p>Smooth saxophone</p>')
-      await expect(calendar.events.get(ids['Jazz night'], { as: null })).rejects.toMatchObject({ code: 'EVENT_PASSWORD_PROTECTED' })
+      expect(editor?.excerpt).toBe('<p>Smooth saxophone</p>')
+      await expect(calendar.events.get(ids['Jazz night']!, { as: null })).rejects.toMatchObject({ code: 'EVENT_PASSWORD_PROTECTED' })
     } finally {
       await execSql(`update events set password = null where id = ${ids['Jazz night']}`)
     }

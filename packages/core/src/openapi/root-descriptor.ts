@@ -1,0 +1,42 @@
+import type { ArgSpec } from '../api/arg-kinds.js'
+import type { Urls } from '../api/context.js'
+import { NAMESPACE } from '../api/context.js'
+import type { RouteDef } from '../http/routes.js'
+
+function describeArg(spec: ArgSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (spec.default !== undefined) out.default = spec.default
+  if (spec.doc.type !== undefined) out.type = spec.doc.type
+  if (spec.doc.format !== undefined) out.format = spec.doc.format
+  if (spec.doc.enum !== undefined) out.enum = spec.doc.enum
+  if (spec.doc.items !== undefined) out.items = spec.doc.items
+  if (spec.description !== undefined) out.description = spec.description
+  out.required = Boolean(spec.required)
+  return out
+}
+
+/** The root descriptor (CONTRACT 14.1), generated from the route table that drives the router. */
+export function describeNamespace(routes: readonly RouteDef[], urls: Urls): Record<string, unknown> {
+  const described: Record<string, unknown> = {}
+  for (const route of routes) {
+    const methods = [...new Set(route.endpoints.flatMap((e) => e.methods))]
+    const entry: Record<string, unknown> = {
+      namespace: NAMESPACE,
+      methods,
+      endpoints: route.endpoints.map((e) => {
+        const args = Object.entries(e.operation.args as Record<string, ArgSpec>)
+        // The reference serialises an empty map as [] (CONTRACT 1.3).
+        return { methods: [...e.methods], args: args.length === 0 ? [] : Object.fromEntries(args.map(([n, s]) => [n, describeArg(s)])) }
+      }),
+    }
+    if (!route.pattern.includes('(?P<')) {
+      entry._links = { self: [{ href: `${urls.rest.slice(0, -NAMESPACE.length - 1)}${route.pattern}` }] }
+    }
+    described[route.pattern] = entry
+  }
+  return {
+    namespace: NAMESPACE,
+    routes: described,
+    _links: { up: [{ href: `${urls.rest.slice(0, -NAMESPACE.length)}` }] },
+  }
+}

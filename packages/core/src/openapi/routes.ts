@@ -1,0 +1,47 @@
+import { z } from 'zod'
+import { arg } from '../api/arg-kinds.js'
+import { NAMESPACE } from '../api/context.js'
+import { defineOperation } from '../api/operation.js'
+import { CalendarError } from '../errors.js'
+import type { RouteDef } from '../http/routes.js'
+import { buildOpenApiDocument } from './document.js'
+import { describeNamespace } from './root-descriptor.js'
+
+/** The root descriptor and documentation operations over the (complete) route table. */
+export function discoveryOperations(routes: () => readonly RouteDef[]) {
+  const documents = new Map<string, Record<string, unknown>>()
+  return {
+    root: defineOperation({
+      args: {
+        namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE }),
+        context: arg(z.string(), { type: 'string' }, { default: 'view' }),
+      },
+      async run(input, ctx) {
+        if (input.namespace !== NAMESPACE) {
+          throw new CalendarError('INVALID_NAMESPACE', 'The specified namespace could not be found.')
+        }
+        return { body: describeNamespace(routes(), ctx.urls) }
+      },
+    }),
+    doc: defineOperation({
+      args: {},
+      async run(_input, ctx) {
+        // Generated once per server URL: the document only changes with the route table.
+        let document = documents.get(ctx.urls.rest)
+        if (!document) {
+          document = buildOpenApiDocument(routes(), ctx.urls, `/${NAMESPACE}`)
+          documents.set(ctx.urls.rest, document)
+        }
+        return { body: document }
+      },
+    }),
+  }
+}
+
+/** The root and `/doc` routes, registered first (CONTRACT 14.1). */
+export function discoveryRoutes(ops: ReturnType<typeof discoveryOperations>, ns: string): RouteDef[] {
+  return [
+    { pattern: ns, path: ns, endpoints: [{ methods: ['GET'], operation: ops.root }] },
+    { pattern: `${ns}/doc`, path: `${ns}/doc`, endpoints: [{ methods: ['GET'], operation: ops.doc }] },
+  ]
+}

@@ -1,0 +1,211 @@
+import { z } from 'zod'
+
+// The response shapes of CONTRACT 4-5 as zod schemas: the OpenAPI document is generated from
+// them and tests validate real responses against that document, so neither can drift.
+// Strict objects, so a field the contract does not name is caught.
+
+const dt = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).meta({ description: 'YYYY-MM-DD HH:MM:SS' })
+const twoDigits = z.string().regex(/^\d{2}$/)
+
+/** Parts of a datetime, all zero-padded strings (O-15). */
+export const DateDetailsSchema = z
+  .strictObject({ year: z.string().regex(/^\d{4}$/), month: twoDigits, day: twoDigits, hour: twoDigits, minutes: twoDigits, seconds: twoDigits })
+  .meta({ id: 'DateDetails' })
+
+/** Cost breakdown (CONTRACT 4.2). */
+export const CostDetailsSchema = z
+  .strictObject({
+    currency_symbol: z.string(),
+    currency_code: z.string(),
+    currency_position: z.enum(['prefix', 'postfix', '']),
+    values: z.array(z.string()),
+  })
+  .meta({ id: 'CostDetails' })
+
+/** One rendered size of an image. */
+export const ImageSizeSchema = z
+  .strictObject({ width: z.int(), height: z.int(), 'mime-type': z.string(), url: z.string() })
+  .meta({ id: 'ImageSize' })
+
+/** Image (CONTRACT 4.3); keys with empty values are omitted. */
+export const ImageSchema = z
+  .strictObject({
+    url: z.string(),
+    id: z.int(),
+    extension: z.string().optional(),
+    width: z.int().optional(),
+    height: z.int().optional(),
+    sizes: z.record(z.string(), ImageSizeSchema).optional(),
+  })
+  .meta({ id: 'Image' })
+
+const jsonLd = z.record(z.string(), z.unknown()).meta({ description: 'schema.org object; single reads only.' })
+const emptyArray = z.array(z.never()).max(0).meta({ description: 'Always an empty array.' })
+const termUrls = z.strictObject({ self: z.string(), collection: z.string(), up: z.string().optional() })
+
+/** Term inside an event's categories/tags (CONTRACT 4.6). */
+export const EmbeddedTermSchema = z
+  .strictObject({
+    name: z.string(),
+    slug: z.string(),
+    term_group: z.int(),
+    term_taxonomy_id: z.int(),
+    taxonomy: z.enum(['cal_events_cat', 'post_tag']),
+    description: z.string(),
+    parent: z.int(),
+    count: z.int(),
+    filter: z.literal('raw'),
+    id: z.int(),
+    urls: termUrls,
+  })
+  .meta({ id: 'EmbeddedTerm' })
+
+/** Category or tag as its own routes return it (CONTRACT 4.6). */
+export const TermSchema = z
+  .strictObject({
+    id: z.int(),
+    count: z.int(),
+    description: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    taxonomy: z.enum(['cal_events_cat', 'post_tag']),
+    parent: z.int().optional().meta({ description: 'Categories only; 0 = top level.' }),
+    meta: emptyArray,
+    url: z.string(),
+    urls: termUrls,
+  })
+  .meta({ id: 'Term' })
+
+// Venue and organizer objects omit every empty field (CONTRACT 4.4), hence the optionals.
+const linkedBase = {
+  id: z.int(),
+  author: z.string().optional().meta({ description: 'User id as a decimal string.' }),
+  status: z.string(),
+  date: dt.optional(),
+  date_utc: z.string().optional(),
+  modified: dt.optional(),
+  modified_utc: dt.optional(),
+  url: z.string(),
+  description: z.string().optional(),
+  excerpt: z.string().optional(),
+  slug: z.string().optional(),
+  image: ImageSchema.optional(),
+  json_ld: jsonLd.optional(),
+  global_id: z.string(),
+  global_id_lineage: z.array(z.string()),
+}
+
+/** Venue (CONTRACT 4.4). */
+export const VenueSchema = z
+  .strictObject({
+    ...linkedBase,
+    venue: z.string().optional(),
+    address: z.string().optional(),
+    city: z.string().optional(),
+    country: z.string().optional(),
+    province: z.string().optional(),
+    state: z.string().optional(),
+    zip: z.string().optional(),
+    phone: z.string().optional(),
+    website: z.string().optional(),
+    stateprovince: z.string().optional(),
+    geo_lat: z.number().optional(),
+    geo_lng: z.number().optional(),
+    show_map: z.boolean(),
+    show_map_link: z.boolean(),
+  })
+  .meta({ id: 'Venue' })
+
+/** Organizer (CONTRACT 4.5). */
+export const OrganizerSchema = z
+  .strictObject({
+    ...linkedBase,
+    organizer: z.string().optional(),
+    phone: z.string().optional(),
+    website: z.string().optional(),
+    email: z.string().optional(),
+  })
+  .meta({ id: 'Organizer' })
+
+// Password-protected events in lists blank these to null (CONTRACT 9.3).
+const blankable = z.boolean().nullable()
+
+/** Event (CONTRACT 4.1). */
+export const EventSchema = z
+  .strictObject({
+    id: z.int(),
+    global_id: z.string(),
+    global_id_lineage: z.array(z.string()),
+    author: z.string().meta({ description: 'User id as a decimal string; "0" when none.' }),
+    status: z.enum(['publish', 'future', 'draft', 'pending', 'private', 'trash']),
+    date: dt,
+    date_utc: z.string(),
+    modified: dt,
+    modified_utc: dt,
+    url: z.string(),
+    rest_url: z.string(),
+    title: z.string(),
+    description: z.string(),
+    excerpt: z.string(),
+    slug: z.string(),
+    image: z.union([ImageSchema, z.literal(false)]),
+    all_day: blankable,
+    start_date: dt,
+    start_date_details: DateDetailsSchema,
+    end_date: dt,
+    end_date_details: DateDetailsSchema,
+    utc_start_date: dt,
+    utc_start_date_details: DateDetailsSchema,
+    utc_end_date: dt,
+    utc_end_date_details: DateDetailsSchema,
+    timezone: z.string(),
+    timezone_abbr: z.string(),
+    cost: z.string(),
+    cost_details: CostDetailsSchema,
+    website: z.string(),
+    show_map: blankable,
+    show_map_link: blankable,
+    hide_from_listings: blankable,
+    sticky: blankable,
+    featured: blankable,
+    categories: z.array(EmbeddedTermSchema),
+    tags: z.array(EmbeddedTermSchema),
+    venue: z.union([VenueSchema, z.array(VenueSchema)]).meta({ description: 'The venue, or [] when none.' }),
+    organizer: z.array(OrganizerSchema),
+    custom_fields: emptyArray,
+    json_ld: jsonLd.optional(),
+  })
+  .meta({ id: 'Event' })
+
+const pageLinks = {
+  rest_url: z.string(),
+  next_rest_url: z.string().optional(),
+  previous_rest_url: z.string().optional(),
+  total: z.int(),
+  total_pages: z.int(),
+}
+
+/** List envelopes (CONTRACT 5.1). */
+export const EventListSchema = z.strictObject({ events: z.array(EventSchema), ...pageLinks }).meta({ id: 'EventList' })
+export const VenueListSchema = z.strictObject({ venues: z.array(VenueSchema), ...pageLinks }).meta({ id: 'VenueList' })
+export const OrganizerListSchema = z.strictObject({ organizers: z.array(OrganizerSchema), ...pageLinks }).meta({ id: 'OrganizerList' })
+export const CategoryListSchema = z.strictObject({ categories: z.array(TermSchema), ...pageLinks }).meta({ id: 'CategoryList' })
+export const TagListSchema = z.strictObject({ tags: z.array(TermSchema), ...pageLinks }).meta({ id: 'TagList' })
+
+/** The error body of every non-2xx response (CONTRACT 2.1). */
+export const ErrorSchema = z
+  .strictObject({
+    code: z.string(),
+    message: z.string(),
+    data: z.object({ status: z.int() }).catchall(z.unknown()),
+  })
+  .meta({ id: 'Error' })
+
+/** Response schemas by collection segment: the list envelope and the single object. */
+export const RESOURCE_SCHEMAS = {
+  events: { list: EventListSchema, item: EventSchema },
+  venues: { list: VenueListSchema, item: VenueSchema },
+  organizers: { list: OrganizerListSchema, item: OrganizerSchema },
+  categories: { list: CategoryListSchema, item: TermSchema },
+  tags: { list: TagListSchema, item: TermSchema },
+} as const
