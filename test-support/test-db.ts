@@ -66,17 +66,30 @@ async function truncate(database: NonNullable<CalendarOptions['database']>): Pro
 
 /** Runs SQL on the worker's database directly, for state the API cannot create (e.g. `post_parent`). */
 export async function execSql(statement: string): Promise<void> {
+  await querySql(statement)
+}
+
+/** Runs one SQL statement on the worker's database and returns its rows (for checks against the truth). */
+export async function querySql<R = Record<string, unknown>>(statement: string): Promise<R[]> {
   const { database } = await workerDb()
   if (database && 'pglite' in database) {
-    await database.pglite.exec(statement)
-    return
+    const results = await database.pglite.exec(statement)
+    return (results[results.length - 1]?.rows ?? []) as R[]
   }
   if (!database || !('url' in database)) throw new Error('unexpected test database')
   const client = new pg.Client({ connectionString: database.url })
   await client.connect()
   try {
-    await client.query(statement)
+    const result = await client.query(statement)
+    return (Array.isArray(result) ? result[result.length - 1].rows : result.rows) as R[]
   } finally {
     await client.end()
   }
+}
+
+/** Connection URL of the worker's PostgreSQL database (migrated and emptied by freshCalendar). */
+export async function workerDatabaseUrl(): Promise<string> {
+  const { database } = await workerDb()
+  if (!database || !('url' in database)) throw new Error('workerDatabaseUrl needs the postgres backend')
+  return database.url
 }

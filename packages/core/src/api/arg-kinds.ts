@@ -55,19 +55,22 @@ export const truthySchema = z.unknown().transform((v) => {
   return false
 })
 
+/** Longest accepted text value: generous for descriptions, far below the body limit. */
+export const MAX_TEXT = 100_000
+
 /** A string of at least one character. */
-export const nestrSchema = z.string().min(1)
+export const nestrSchema = z.string().min(1).max(MAX_TEXT)
 
 /** Any string, `""` allowed. */
-export const str0Schema = z.string()
+export const str0Schema = z.string().max(MAX_TEXT)
 
 /** A time value (CONTRACT 1.2 "time"); kept raw, placed in time by the handler that knows the zone. */
 export const timeSchema = z
-  .union([z.string(), z.number()])
+  .union([z.string().max(200), z.number()])
   .refine((v) => parseTimeInput(v, { now: new Date(0), zone: 'UTC' }) !== null)
 
 /** `""` or an absolute URL with a scheme and a host. */
-export const url0Schema = z.string().refine((v) => {
+export const url0Schema = z.string().max(2048).refine((v) => {
   if (v === '') return true
   try {
     const url = new URL(v)
@@ -111,6 +114,9 @@ export const args = {
   bool: (extra?: Omit<ArgSpec<boolean>, 'schema' | 'doc'>) => arg(boolSchema, { type: 'boolean' }, extra),
   truthy: (extra?: Omit<ArgSpec<boolean>, 'schema' | 'doc'>) => arg(truthySchema, { type: 'boolean' }, extra),
   nestr: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(nestrSchema, { type: 'string' }, extra),
+  /** A non-empty string of at most `max` characters (names, titles, slugs, search). */
+  shortText: (max: number, extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) =>
+    arg(z.string().min(1).max(max), { type: 'string' }, extra),
   str0: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(str0Schema, { type: 'string' }, extra),
   time: (extra?: Omit<ArgSpec<string | number>, 'schema' | 'doc'>) =>
     arg(timeSchema, { type: 'string', format: 'date-time' }, extra),

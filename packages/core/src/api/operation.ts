@@ -42,6 +42,13 @@ function isAbsent(value: unknown, spec: ArgSpec): boolean {
   return value === undefined || (value === null && !spec.nullable)
 }
 
+// PostgreSQL text cannot hold U+0000; such a value would fail in the database as a 500.
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (depth > 8 || value === null || typeof value !== 'object') return false
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1))
+}
+
 /** Checks required parameters and parses every declared one; throws the contract's 400s. */
 export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string, unknown>): ParsedArgs<A> {
   const missing = Object.entries(declared)
@@ -62,8 +69,8 @@ export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string,
       parsed[name] = null
       continue
     }
-    const result = (spec.schema as z.ZodType).safeParse(value)
-    if (result.success) parsed[name] = result.data
+    const result = holdsNul(value) ? undefined : (spec.schema as z.ZodType).safeParse(value)
+    if (result?.success) parsed[name] = result.data
     else failures[name] = spec.reason ?? 'Invalid parameter.'
   }
   if (Object.keys(failures).length > 0) throw invalidParams(failures)

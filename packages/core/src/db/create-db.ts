@@ -36,6 +36,8 @@ function openPostgres(
     // Fail fast when the server is away instead of queueing requests until the client gives up.
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // A server that vanished mid-query never answers; give up client-side too.
+    query_timeout: (options.statementTimeoutMs ?? 30_000) + 2_000,
     types: calendarTypes,
   })
   // An idle client losing its server emits 'error' on the pool; unhandled, that kills the process.

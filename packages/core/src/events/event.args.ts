@@ -24,7 +24,7 @@ export function eventListArgs(variant: VariantConfig): ArgsRecord {
     per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).' }),
     start_date: args.time({ description: 'Events starting on or after this date.' }),
     end_date: args.time({ description: 'Events ending on or before this date.' }),
-    search: args.nestr({ description: 'Events whose title, excerpt or description contain every word.' }),
+    search: args.shortText(500, { description: 'Events whose title, excerpt or description contain every word.' }),
     categories: args.idOrSlugList({ description: 'Category IDs or slugs.' }),
     tags: args.idOrSlugList({ description: 'Tag IDs or slugs.' }),
     venue: args.posintList({ description: 'Venue IDs.' }),
@@ -77,14 +77,14 @@ const timezoneArg = arg(z.string().max(64), { type: 'string' }, { description: '
 /** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
 export function eventWriteArgs(forCreate: boolean): ArgsRecord {
   return {
-    title: args.nestr({ required: forCreate, description: 'Event title.' }),
+    title: args.shortText(1000, { required: forCreate, description: 'Event title.' }),
     start_date: args.time({ required: forCreate, description: 'Start date and time.' }),
     end_date: args.time({ required: forCreate, description: 'End date and time.' }),
     author: args.int({ description: 'Author ID.' }),
     date: args.time({ description: 'Publication date.' }),
     date_utc: args.time({ description: 'Publication date in UTC.' }),
     description: args.nestr(),
-    slug: args.nestr(),
+    slug: args.shortText(200),
     excerpt: args.nestr(),
     status: args.enumOf(WRITABLE_STATUSES, { description: 'Post status.' }),
     timezone: timezoneArg,

@@ -62,7 +62,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
   const message = (err as { message?: unknown }).message
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message)
   )
 }
 
