@@ -77,15 +77,13 @@ export async function querySql<R = Record<string, unknown>>(statement: string): 
     return (results[results.length - 1]?.rows ?? []) as R[]
   }
   if (!database || !('url' in database)) throw new Error('unexpected test database')
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    const result = await client.query(statement)
-    return (Array.isArray(result) ? result[result.length - 1].rows : result.rows) as R[]
-  } finally {
-    await client.end()
-  }
+  // One small pool per worker, closed when the worker exits (connects are the slow part).
+  pools[database.url] ??= new pg.Pool({ connectionString: database.url, max: 2, allowExitOnIdle: true })
+  const result = (await pools[database.url]!.query(statement)) as pg.QueryResult | pg.QueryResult[]
+  return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[]
 }
+
+const pools: Record<string, pg.Pool> = {}
 
 /** Connection URL of the worker's PostgreSQL database (migrated and emptied by freshCalendar). */
 export async function workerDatabaseUrl(): Promise<string> {
