@@ -1,0 +1,106 @@
+import { isAbsolute, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import type { DatabaseOptions } from '@cal-events/core'
+
+/** Everything the example server needs, read once from the environment. */
+export interface ExampleServerConfig {
+  /** TCP port; `0` picks a free one. */
+  port: number
+  host: string
+  variant: 'A' | 'B'
+  siteTimezone: string
+  publicBaseUrl: string | undefined
+  /** PostgreSQL (`DATABASE_URL`), else embedded PGlite in `CAL_DATA_DIR`. */
+  database: DatabaseOptions
+  /** Registered as an administrator token on start (`CAL_ADMIN_TOKEN`). */
+  adminToken: string | undefined
+  /** Seed the demo calendar into an empty database. */
+  demo: boolean
+}
+
+/** The environment was unusable; the message names every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** `examples/server/.data/pglite`, whatever the working directory. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data/pglite', import.meta.url))
+
+// Empty values (`PORT=`) count as unset, as in most .env conventions.
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional())
+
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'], { error: 'expected 1 or 0' }))
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v))
+
+// A first check for a readable message; the calendar validates the zone fully on start.
+function isTimezone(tz: string): boolean {
+  if (/^UTC[+-]\d/.test(tz)) return true
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const EnvSchema = z.object({
+  PORT: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'expected an integer from 0 to 65535')
+      .transform(Number)
+      .pipe(z.number().max(65535, 'expected an integer from 0 to 65535')),
+  ),
+  HOST: optional(z.string().trim()),
+  DATABASE_URL: optional(z.string().trim().regex(/^postgres(ql)?:\/\/\S+$/, 'expected a postgres:// or postgresql:// URL')),
+  CAL_DATA_DIR: optional(z.string()),
+  CAL_VARIANT: optional(z.string().trim().toUpperCase().pipe(z.enum(['A', 'B'], { error: 'expected A or B' }))),
+  CAL_TIMEZONE: optional(z.string().trim().refine(isTimezone, 'expected an IANA time zone (Europe/Berlin) or UTC±h')),
+  CAL_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' })),
+  CAL_ADMIN_TOKEN: optional(
+    z
+      .string()
+      .trim()
+      .min(16, 'expected at least 16 characters')
+      .regex(/^\S+$/, 'must not contain spaces'),
+  ),
+  CAL_DEMO: optional(flag),
+  // Set by pnpm to the directory `pnpm start` was typed in; relative CAL_DATA_DIR values use it.
+  INIT_CWD: optional(z.string()),
+})
+
+/** Reads and validates the server's environment variables; throws `ConfigError`. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ExampleServerConfig {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0])
+      return `  ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`
+    })
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`)
+  }
+  const e = parsed.data
+  const dataDir = e.CAL_DATA_DIR
+    ? isAbsolute(e.CAL_DATA_DIR)
+      ? e.CAL_DATA_DIR
+      : resolve(e.INIT_CWD ?? process.cwd(), e.CAL_DATA_DIR)
+    : DEFAULT_DATA_DIR
+  const database: DatabaseOptions = e.DATABASE_URL ? { url: e.DATABASE_URL } : { dataDir }
+  return {
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? '127.0.0.1',
+    variant: e.CAL_VARIANT ?? 'A',
+    siteTimezone: e.CAL_TIMEZONE ?? 'UTC',
+    publicBaseUrl: e.CAL_PUBLIC_URL,
+    database,
+    adminToken: e.CAL_ADMIN_TOKEN,
+    demo: e.CAL_DEMO ?? !e.DATABASE_URL,
+  }
+}

@@ -1,0 +1,104 @@
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
+import { createCalendarRouter } from '@cal-events/http-express'
+import type { ExampleServerConfig } from './config.js'
+import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
+
+/** A running example server. */
+export interface ExampleServer {
+  /** The namespace URL, e.g. `http://127.0.0.1:3000/cal/events/v1`. */
+  url: string
+  /** The Node HTTP server (already listening). */
+  server: Server
+  calendar: Calendar
+  /** The administrator token created on this start (printed once), if one was created. */
+  generatedAdminToken: string | undefined
+  /** What the demo seed created on this start, if it ran. */
+  demo: DemoSummary | undefined
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>
+}
+
+/** How long `close()` waits for in-flight requests before cutting their connections. */
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** The administrator token: `CAL_ADMIN_TOKEN`, else a new one when no administrator token exists. */
+async function ensureAdminToken(calendar: Calendar, configured: string | undefined): Promise<string | undefined> {
+  if (configured) {
+    await calendar.tokens.register(configured, { role: 'administrator', login: 'admin', name: 'CAL_ADMIN_TOKEN' })
+    return undefined
+  }
+  if (await calendar.tokens.hasAdmin()) return undefined
+  const { token } = await calendar.tokens.create({ role: 'administrator', login: 'admin', name: 'generated on first start' })
+  return token
+}
+
+function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host)
+    server.once('listening', () => resolve(server))
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`
+      if (err.code === 'EADDRINUSE') reject(new Error(`Port ${port} is already in use (${where}); set PORT to another port.`))
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new Error(`Cannot listen on ${where}: check HOST.`))
+      else reject(err)
+    })
+  })
+}
+
+/** Builds the calendar and the Express app, and listens. */
+export async function startExampleServer(config: ExampleServerConfig): Promise<ExampleServer> {
+  const calendar = await createCalendar({
+    variant: config.variant,
+    siteTimezone: config.siteTimezone,
+    publicBaseUrl: config.publicBaseUrl,
+    database: config.database,
+  })
+  let server: Server
+  let generatedAdminToken: string | undefined
+  let demo: DemoSummary | undefined
+  try {
+    generatedAdminToken = await ensureAdminToken(calendar, config.adminToken)
+    if (config.demo && (await isCalendarEmpty(calendar))) demo = await seedDemoData(calendar)
+
+    const app = express()
+    app.disable('x-powered-by')
+    app.use(createCalendarRouter(calendar))
+    server = await listen(app, config.port, config.host)
+  } catch (err) {
+    await calendar.close()
+    throw err
+  }
+
+  const { port } = server.address() as AddressInfo
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  let closing: Promise<void> | undefined
+  // During shutdown a keep-alive connection is closed as soon as its last response is sent.
+  server.on('request', (_req, res) => {
+    res.on('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections())
+    })
+  })
+  return {
+    url: `http://${host}:${port}/${NAMESPACE}`,
+    server,
+    calendar,
+    generatedAdminToken,
+    demo,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          // Stops accepting; resolves once every in-flight request has been answered.
+          server.close(() => resolve())
+          server.closeIdleConnections()
+          const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
+          force.unref()
+        })
+        await calendar.close()
+      })()
+      return closing
+    },
+  }
+}

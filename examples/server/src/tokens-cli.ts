@@ -1,0 +1,182 @@
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { createCalendar, ROLES, type Calendar, type Role, type TokenInfo } from '@cal-events/core'
+import { loadConfig } from './config.js'
+
+const USAGE = `Usage:
+  tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>]
+  tokens list
+  tokens revoke <id|prefix|token>
+
+Uses the example server's database settings (DATABASE_URL, or PGlite in CAL_DATA_DIR).
+With the embedded database, stop the server first: PGlite allows one process only.`
+
+/** A command-line mistake; the CLI prints it with the usage text. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value)
+}
+
+/** `tokens create`: issues a token for a user (created with that role when new). */
+export async function createTokenCommand(
+  calendar: Calendar,
+  input: { role: string; name?: string; login?: string },
+): Promise<{ token: string; info: TokenInfo }> {
+  if (!isRole(input.role)) throw new UsageError(`Unknown role ${JSON.stringify(input.role)}; use one of ${ROLES.join(', ')}.`)
+  return calendar.tokens.create({ role: input.role, name: input.name, login: input.login })
+}
+
+/** `tokens list`: every token, newest first. */
+export function listTokensCommand(calendar: Calendar): Promise<TokenInfo[]> {
+  return calendar.tokens.list()
+}
+
+/**
+ * `tokens revoke`: by numeric id, by prefix, or by the whole token (`cal_<prefix>_…`).
+ * A numeric argument that matches no id is tried as a prefix.
+ */
+export async function revokeTokenCommand(calendar: Calendar, idOrPrefix: string): Promise<boolean> {
+  const key = idOrPrefix.trim()
+  if (key === '') throw new UsageError('Name the token to revoke: its id or prefix.')
+  const whole = /^cal_([a-z0-9]+)_/.exec(key)
+  if (whole) return calendar.tokens.revoke(whole[1]!)
+  if (/^\d+$/.test(key) && (await calendar.tokens.revoke(Number(key)))) return true
+  return calendar.tokens.revoke(key)
+}
+
+/** Tokens as an aligned text table. */
+export function formatTokenTable(tokens: readonly TokenInfo[]): string {
+  if (tokens.length === 0) return 'No tokens.'
+  const header = ['ID', 'PREFIX', 'ROLE', 'LOGIN', 'NAME', 'CREATED (UTC)', 'LAST USED (UTC)', 'STATUS']
+  const rows = tokens.map((t) => [
+    String(t.id),
+    t.prefix,
+    t.role,
+    t.login,
+    t.name,
+    t.createdUtc,
+    t.lastUsedUtc ?? '-',
+    t.revokedUtc ? `revoked ${t.revokedUtc}` : 'active',
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+}
+
+/** One parsed command line. */
+export type TokensCommand =
+  | { command: 'help' }
+  | { command: 'create'; role: string; name?: string; login?: string }
+  | { command: 'list' }
+  | { command: 'revoke'; idOrPrefix: string }
+
+/** Parses and checks the arguments (no database needed); throws `UsageError`. */
+export function parseTokensArgs(argv: readonly string[]): TokensCommand {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        role: { type: 'string' },
+        name: { type: 'string' },
+        login: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+  const { values, positionals } = parsed
+  const [command, ...rest] = positionals
+  if (values.help) return { command: 'help' }
+  if (command === undefined) throw new UsageError('Name a command: create, list or revoke.')
+  const noMore = () => {
+    if (rest.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}.`)
+  }
+  switch (command) {
+    case 'create':
+      if (values.role === undefined) throw new UsageError('tokens create needs --role.')
+      if (!isRole(values.role)) throw new UsageError(`Unknown role ${JSON.stringify(values.role)}; use one of ${ROLES.join(', ')}.`)
+      noMore()
+      return { command, role: values.role, name: values.name, login: values.login }
+    case 'list':
+      noMore()
+      return { command }
+    case 'revoke':
+      if (rest.length !== 1) throw new UsageError('tokens revoke takes exactly one id or prefix.')
+      return { command, idOrPrefix: rest[0]! }
+    default:
+      throw new UsageError(`Unknown command ${JSON.stringify(command)}.`)
+  }
+}
+
+/** Runs a parsed command against an open calendar; returns the exit code. */
+export async function executeTokensCommand(
+  cmd: TokensCommand,
+  calendar: Calendar,
+  out: (line: string) => void = console.log,
+): Promise<number> {
+  switch (cmd.command) {
+    case 'help':
+      out(USAGE)
+      return 0
+    case 'create': {
+      const { token, info } = await createTokenCommand(calendar, cmd)
+      out(`Created token ${info.id} (prefix ${info.prefix}) for ${info.login}, role ${info.role}.`)
+      out('The token is shown only once:')
+      out(token)
+      return 0
+    }
+    case 'list':
+      out(formatTokenTable(await listTokensCommand(calendar)))
+      return 0
+    case 'revoke':
+      if (await revokeTokenCommand(calendar, cmd.idOrPrefix)) {
+        out(`Revoked ${cmd.idOrPrefix}.`)
+        return 0
+      }
+      out(`No active token matches ${JSON.stringify(cmd.idOrPrefix)}.`)
+      return 1
+  }
+}
+
+/** Parses `argv` and runs it against an open calendar; returns the exit code. */
+export async function runTokensCli(argv: readonly string[], calendar: Calendar, out: (line: string) => void = console.log): Promise<number> {
+  return executeTokensCommand(parseTokensArgs(argv), calendar, out)
+}
+
+/** Entry point: checks the arguments, opens the configured database (running migrations), runs, closes. */
+async function main(argv: readonly string[]): Promise<number> {
+  let calendar: Calendar | undefined
+  try {
+    const cmd = parseTokensArgs(argv)
+    if (cmd.command === 'help') {
+      console.log(USAGE)
+      return 0
+    }
+    const config = loadConfig()
+    calendar = await createCalendar({ variant: config.variant, siteTimezone: config.siteTimezone, database: config.database })
+    return await executeTokensCommand(cmd, calendar)
+  } catch (err) {
+    if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`)
+    else console.error(err instanceof Error ? err.message : err)
+    return 1
+  } finally {
+    await calendar?.close()
+  }
+}
+
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+if (isEntryPoint()) {
+  process.exitCode = await main(process.argv.slice(2))
+}

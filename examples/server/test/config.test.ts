@@ -1,0 +1,68 @@
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, DEFAULT_DATA_DIR, loadConfig } from '../src/config.js'
+
+describe('example server configuration', () => {
+  it('defaults to PGlite under the example package, demo data on, port 3000 on loopback', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      variant: 'A',
+      siteTimezone: 'UTC',
+      publicBaseUrl: undefined,
+      database: { dataDir: DEFAULT_DATA_DIR },
+      adminToken: undefined,
+      demo: true,
+    })
+    expect(DEFAULT_DATA_DIR).toBe(fileURLToPath(new URL('../.data/pglite', import.meta.url)))
+  })
+
+  it('uses DATABASE_URL with demo data off unless CAL_DEMO says otherwise', () => {
+    const url = 'postgres://postgres@127.0.0.1:5432/calendar'
+    expect(loadConfig({ DATABASE_URL: url })).toMatchObject({ database: { url }, demo: false })
+    expect(loadConfig({ DATABASE_URL: url, CAL_DEMO: '1' }).demo).toBe(true)
+    expect(loadConfig({ CAL_DEMO: '0' }).demo).toBe(false)
+  })
+
+  it('reads every variable and treats empty values as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      CAL_VARIANT: 'b',
+      CAL_TIMEZONE: 'Europe/Berlin',
+      CAL_PUBLIC_URL: 'https://example.org',
+      CAL_ADMIN_TOKEN: 'a-long-enough-admin-token',
+      DATABASE_URL: '',
+    })
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      variant: 'B',
+      siteTimezone: 'Europe/Berlin',
+      publicBaseUrl: 'https://example.org',
+      adminToken: 'a-long-enough-admin-token',
+      database: { dataDir: DEFAULT_DATA_DIR },
+    })
+  })
+
+  it('resolves a relative CAL_DATA_DIR against the directory pnpm was started in', () => {
+    expect(loadConfig({ CAL_DATA_DIR: 'data/db', INIT_CWD: '/srv/app' }).database).toEqual({ dataDir: resolve('/srv/app', 'data/db') })
+    expect(loadConfig({ CAL_DATA_DIR: '/abs/db' }).database).toEqual({ dataDir: join('/abs/db') })
+  })
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['CAL_VARIANT', 'C'],
+    ['CAL_TIMEZONE', 'Mars/Olympus'],
+    ['CAL_PUBLIC_URL', 'ftp://example.org'],
+    ['CAL_ADMIN_TOKEN', 'short'],
+    ['CAL_DEMO', 'maybe'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}=`))
+  })
+})

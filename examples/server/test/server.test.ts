@@ -1,0 +1,183 @@
+import { execFile } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { ADMIN_URL } from '../../../test-support/global-setup.js'
+import { loadConfig } from '../src/config.js'
+import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { formatTokenTable, listTokensCommand, parseTokensArgs, revokeTokenCommand, runTokensCli, UsageError } from '../src/tokens-cli.js'
+
+const ADMIN_TOKEN = 'example-admin-token-0123456789'
+const DB_NAME = `cal_t_${inject('calRunId')}_example`
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+interface Reply {
+  status: number
+  headers: Headers
+  // JSON bodies are checked field by field; a loose type keeps the assertions short.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: Record<string, any>
+}
+
+async function request(base: string, method: string, path: string, init: { token?: string; body?: unknown } = {}): Promise<Reply> {
+  const headers: Record<string, string> = {}
+  if (init.token) headers.authorization = `Bearer ${init.token}`
+  if (init.body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(`${base}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) })
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Reply['body'] }
+}
+
+const newEvent = { title: 'Added over HTTP', start_date: '2031-05-01 10:00:00', end_date: '2031-05-01 11:00:00' }
+
+describe('example server on PostgreSQL', () => {
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${DB_NAME}`
+  const env = { DATABASE_URL: url.href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN }
+  let server: ExampleServer
+
+  beforeAll(async () => {
+    await admin(`drop database if exists "${DB_NAME}" with (force)`)
+    await admin(`create database "${DB_NAME}"`)
+    server = await startExampleServer(loadConfig(env))
+  })
+  afterAll(async () => {
+    await server?.close()
+    await admin(`drop database if exists "${DB_NAME}" with (force)`)
+  })
+
+  it('seeds the demo calendar into the empty database and serves it', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cal\/events\/v1$/)
+    expect(server.demo).toMatchObject({ events: 15 })
+    expect(server.generatedAdminToken).toBeUndefined()
+
+    const list = await request(server.url, 'GET', '/events')
+    expect(list.status).toBe(200)
+    expect(list.body.total).toBeGreaterThan(0)
+    expect(list.headers.get('x-cal-total')).toBe(String(list.body.total))
+    expect(list.body.events.length).toBeGreaterThan(0)
+
+    const bySlug = await request(server.url, 'GET', '/events/by-slug/hudson-loft-jazz-jam')
+    expect(bySlug.status).toBe(200)
+    expect(bySlug.body).toMatchObject({ title: 'Hudson Loft Jazz Jam', timezone: 'America/New_York', venue: { venue: 'Hudson Loft' } })
+    const allDay = await request(server.url, 'GET', '/events/by-slug/community-book-fair')
+    expect(allDay.body.all_day).toBe(true)
+
+    expect((await request(server.url, 'GET', '/venues')).body.total).toBe(4)
+    expect((await request(server.url, 'GET', '/organizers')).body.total).toBe(3)
+    const { categories } = (await request(server.url, 'GET', '/categories?per_page=50')).body
+    const music = categories.find((c: { name: string }) => c.name === 'Music')
+    expect(categories.find((c: { name: string }) => c.name === 'Jazz')).toMatchObject({ parent: music.id })
+  })
+
+  it('accepts CAL_ADMIN_TOKEN for writes and rejects a wrong token', async () => {
+    const created = await request(server.url, 'POST', '/events', { token: ADMIN_TOKEN, body: newEvent })
+    expect(created.status).toBe(201)
+    expect(created.body.title).toBe('Added over HTTP')
+
+    const wrong = await request(server.url, 'POST', '/events', { token: `${ADMIN_TOKEN}x`, body: newEvent })
+    expect(wrong.status).toBe(401)
+    expect(wrong.body.code).toBe('rest_invalid_token')
+  })
+
+  it('issues, lists and revokes tokens through the CLI functions', async () => {
+    const out: string[] = []
+    expect(await runTokensCli(['create', '--role', 'editor', '--name', 'ci'], server.calendar, (l) => out.push(l))).toBe(0)
+    const token = out.at(-1)!
+    expect(token).toMatch(/^cal_[a-z0-9]{10}_/)
+
+    const created = await request(server.url, 'POST', '/events', { token, body: newEvent })
+    expect(created.status).toBe(201)
+
+    const tokens = await listTokensCommand(server.calendar)
+    const ci = tokens.find((t) => t.name === 'ci')!
+    expect(ci).toMatchObject({ role: 'editor', revokedUtc: null })
+    expect(token.startsWith(`cal_${ci.prefix}_`)).toBe(true)
+    const listed: string[] = []
+    expect(await runTokensCli(['list'], server.calendar, (l) => listed.push(l))).toBe(0)
+    expect(listed.join('\n')).toContain(ci.prefix)
+    expect(formatTokenTable(tokens).split('\n')).toHaveLength(tokens.length + 1)
+
+    expect(await revokeTokenCommand(server.calendar, ci.prefix)).toBe(true)
+    expect(await revokeTokenCommand(server.calendar, ci.prefix)).toBe(false)
+    const revoked = await request(server.url, 'POST', '/events', { token, body: newEvent })
+    expect(revoked.status).toBe(401)
+    expect(revoked.body.code).toBe('rest_invalid_token')
+
+    await expect(runTokensCli(['create', '--role', 'king'], server.calendar, () => {})).rejects.toBeInstanceOf(UsageError)
+    await expect(runTokensCli(['create'], server.calendar, () => {})).rejects.toBeInstanceOf(UsageError)
+    expect(await runTokensCli(['revoke', 'nosuchprefix'], server.calendar, () => {})).toBe(1)
+    // Arguments are checked before any database is opened.
+    expect(parseTokensArgs(['revoke', '12'])).toEqual({ command: 'revoke', idOrPrefix: '12' })
+    expect(() => parseTokensArgs(['list', '--bogus'])).toThrow(UsageError)
+    expect(() => parseTokensArgs([])).toThrow(UsageError)
+  })
+
+  it('lets an in-flight request finish on close, then restarts without reseeding', async () => {
+    const { total } = (await request(server.url, 'GET', '/events')).body
+    const arrived = once(server.server, 'request')
+    const inFlight = fetch(`${server.url}/events`)
+    await arrived
+    const closed = server.close()
+    expect((await inFlight).status).toBe(200)
+    await closed
+    await expect(fetch(`${server.url}/events`)).rejects.toThrow()
+
+    // Without CAL_ADMIN_TOKEN the registered administrator token still counts: nothing generated.
+    server = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
+    expect(server.demo).toBeUndefined()
+    expect(server.generatedAdminToken).toBeUndefined()
+    expect((await request(server.url, 'GET', '/events')).body.total).toBe(total)
+
+    // Once the last administrator token is revoked, the next start generates one.
+    const out: string[] = []
+    const adminId = (await listTokensCommand(server.calendar)).find((t) => t.role === 'administrator')!.id
+    expect(await runTokensCli(['revoke', String(adminId)], server.calendar, (l) => out.push(l))).toBe(0)
+    await server.close()
+    server = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
+    expect(server.generatedAdminToken).toMatch(/^cal_/)
+    const created = await request(server.url, 'POST', '/events', { token: server.generatedAdminToken, body: newEvent })
+    expect(created.status).toBe(201)
+  })
+})
+
+describe('example server on embedded PGlite', () => {
+  it('persists into CAL_DATA_DIR, seeds the demo and keeps a second process out', { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cal-example-'))
+    const dataDir = join(dir, 'pglite')
+    const server = await startExampleServer(loadConfig({ CAL_DATA_DIR: dataDir, PORT: '0' }))
+    try {
+      expect(server.generatedAdminToken).toMatch(/^cal_/)
+      const list = await request(server.url, 'GET', '/events')
+      expect(list.status).toBe(200)
+      expect(list.body.total).toBeGreaterThan(0)
+
+      // A second process on the same directory must refuse to start (PGlite would corrupt it).
+      const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+      const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url))
+      const childEnv = { ...process.env, DATABASE_URL: '', CAL_DATA_DIR: dataDir, PORT: '0', CAL_DEMO: '0', CAL_ADMIN_TOKEN: '' }
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        execFile(tsx, ['--conditions=source', main], { env: childEnv, timeout: 30_000 }, (err, _stdout, stderr) => {
+          resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr })
+        })
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/Could not start the example server: The data directory .* is in use by process \d+/)
+    } finally {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
