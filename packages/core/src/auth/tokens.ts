@@ -31,14 +31,12 @@ export interface TokenInfo {
   revokedUtc: string | null
 }
 
-/** Creates a user (or returns the existing one with that login, role updated). */
+/** Creates a user, or returns the existing one with that login; never changes an existing role. */
 export async function ensureUser(db: Kysely<DB>, login: string, role: Role): Promise<{ id: number; role: Role }> {
-  const row = await db
-    .insertInto('users')
-    .values({ login, role, display_name: login })
-    .onConflict((oc) => oc.column('login').doUpdateSet({ role }))
-    .returning(['id', 'role'])
-    .executeTakeFirstOrThrow()
+  await db.insertInto('users').values({ login, role, display_name: login }).onConflict((oc) => oc.column('login').doNothing()).execute()
+  const row = await db.selectFrom('users').select(['id', 'role']).where('login', '=', login).executeTakeFirstOrThrow()
+  // Quietly demoting (or promoting) someone because a token was issued in their name is a trap.
+  if (row.role !== role) throw new TypeError(`User ${login} exists with role ${row.role}, not ${role}; choose another login.`)
   return { id: row.id, role: row.role as Role }
 }
 
@@ -133,14 +131,30 @@ export async function authenticateBearer(db: Kysely<DB>, header: string | undefi
   const row = await db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.secret_hash', 't.revoked_utc', 'u.id', 'u.role'])
+    .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 'u.id', 'u.role'])
     .where('t.prefix', '=', lookupKey(token))
     .executeTakeFirst()
   const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
   const actual = Buffer.from(sha256(token), 'hex')
   const same = timingSafeEqual(expected, actual)
   if (!row || !same || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
+  noteUse(db, row.token_id)
   return { id: row.id, role: row.role as Role }
+}
+
+const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
+const lastWritten = new Map<number, number>()
+
+/** Records a token's last use at most hourly per process, off the request path. */
+function noteUse(db: Kysely<DB>, tokenId: number): void {
+  const now = Date.now()
+  if (now - (lastWritten.get(tokenId) ?? 0) < USE_WRITE_INTERVAL_MS) return
+  lastWritten.set(tokenId, now)
+  db.updateTable('api_tokens')
+    .set({ last_used_utc: new Date(now).toISOString().slice(0, 19).replace('T', ' ') })
+    .where('id', '=', tokenId)
+    .execute()
+    .catch(() => lastWritten.delete(tokenId))
 }
 
 function invalidToken(): CalendarError {

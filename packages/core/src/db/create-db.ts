@@ -68,7 +68,7 @@ async function openPglite(
       instance = await PGlite.create({ dataDir: options.dataDir, extensions: { pg_trgm } })
     } catch (err) {
       release()
-      throw err
+      throw new Error(`Could not open the PGlite data directory ${options.dataDir}.`, { cause: err })
     }
   } else {
     instance = await PGlite.create({ extensions: { pg_trgm } })
@@ -103,8 +103,11 @@ function lockDataDir(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const holder = Number(readFileSync(lockPath, 'utf8'))
-      if (holder && holder !== process.pid && isAlive(holder)) {
-        throw new Error(`The data directory ${dataDir} is in use by process ${holder}; PGlite allows one process only.`)
+      // Our own pid counts too: a second open in this process would corrupt the directory as well.
+      if (holder && isAlive(holder)) {
+        throw new Error(`The data directory ${dataDir} is in use by process ${holder}; PGlite allows one process only.`, {
+          cause: err,
+        })
       }
       rmSync(lockPath, { force: true })
     }

@@ -3,7 +3,7 @@ import { parseArgs } from '../api/operation.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam } from '../errors.js'
-import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
+import { VENUE, type LinkedKind } from '../linked/kinds.js'
 import { linkedWriteArgs } from '../linked/linked.args.js'
 import type { LinkedInput } from '../linked/linked.write.js'
 

@@ -33,7 +33,7 @@ export interface EventListFilters {
   language?: string
 }
 
-type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', {}>
+type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
 
 function escapeLike(word: string): string {
   return word.replace(/[\\%_]/g, (c) => `\\${c}`)

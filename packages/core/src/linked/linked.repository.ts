@@ -1,10 +1,40 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
 import { jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { DB } from '../db/generated.js'
 import type { LinkedKind } from './kinds.js'
 import type { LinkedRow } from './linked.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
+
+/** What trashing appends to a slug (CONTRACT 13). */
+export const TRASHED = '__trashed'
+
+type SharedColumn =
+  | 'id'
+  | 'author_id'
+  | 'status'
+  | 'title'
+  | 'description'
+  | 'excerpt'
+  | 'slug'
+  | 'language'
+  | 'translation_group'
+  | 'date_utc'
+  | 'date_floating'
+  | 'modified_utc'
+  | 'image_id'
+
+/**
+ * The schema as queries serving either linked table see it: both tables typed with the post
+ * columns they share, so one query text serves venues and organizers and those columns stay
+ * type-checked. Kind-specific columns are only ever read through `selectAll`.
+ */
+export type LinkedDB = Omit<DB, 'venues' | 'organizers'> & Record<'venues' | 'organizers', Pick<DB['venues'], SharedColumn>>
+
+/** The database typed for queries over either linked table. */
+export function linkedDb(db: Db): Kysely<LinkedDB> {
+  return db as unknown as Kysely<LinkedDB>
+}
 
 /** The image of a post row, as a JSON object (one subquery, not a query per row). */
 export function imageJson(eb: ExpressionBuilder<any, any>, imageIdRef: string) {
@@ -16,13 +46,13 @@ export function imageJson(eb: ExpressionBuilder<any, any>, imageIdRef: string) {
 /** Venue/organizer rows (with image) by id, in the order asked. */
 export async function findLinkedRows(db: Db, kind: LinkedKind, ids: readonly number[]): Promise<LinkedRow[]> {
   if (ids.length === 0) return []
-  const rows = await (db as Kysely<any>)
+  const rows = await linkedDb(db)
     .selectFrom(`${kind.table} as p`)
     .selectAll('p')
     .select((eb) => imageJson(eb, 'p.image_id').as('image'))
-    .where('p.id', 'in', ids)
+    .where('p.id', 'in', [...ids])
     .execute()
-  const byId = new Map((rows as LinkedRow[]).map((r) => [r.id, r]))
+  const byId = new Map((rows as unknown as LinkedRow[]).map((r) => [r.id, r]))
   return ids.map((id) => byId.get(id)).filter((r): r is LinkedRow => r !== undefined)
 }
 
@@ -32,14 +62,63 @@ export async function findLinkedRow(db: Db, kind: LinkedKind, id: number): Promi
   return row
 }
 
+/**
+ * The id of the venue/organizer with this slug, any status (CONTRACT 9.2): the active
+ * language's item first, then the default language's, then the oldest (CONTRACT 15.4).
+ */
+export async function findLinkedIdBySlug(
+  db: Db,
+  kind: LinkedKind,
+  slug: string,
+  language: string,
+  fallbackLanguage: string,
+): Promise<number | undefined> {
+  const rows = await linkedDb(db)
+    .selectFrom(kind.table)
+    .select(['id', 'language'])
+    .where('slug', '=', slug.toLowerCase())
+    .orderBy('id')
+    .execute()
+  const pick = rows.find((r) => r.language === language) ?? rows.find((r) => r.language === fallbackLanguage) ?? rows[0]
+  return pick?.id
+}
+
 /** Ids among `ids` that are venues/organizers of this kind, any status but trash. */
 export async function existingLinkedIds(db: Db, kind: LinkedKind, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set()
-  const rows = await (db as Kysely<any>)
+  const rows = await linkedDb(db)
     .selectFrom(kind.table)
     .select('id')
-    .where('id', 'in', ids)
+    .where('id', 'in', [...ids])
     .where('status', '<>', 'trash')
     .execute()
-  return new Set(rows.map((r: { id: number }) => r.id))
+  return new Set(rows.map((r) => r.id))
+}
+
+/**
+ * Moves a venue/organizer to the trash (slug + `__trashed`) and unlinks it from every event, in
+ * one transaction (CONTRACT 13). False when it was already trashed, e.g. by a concurrent delete.
+ */
+export async function trashLinked(db: Kysely<DB>, kind: LinkedKind, id: number, nowWall: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const trashed = await linkedDb(trx)
+      .updateTable(kind.table)
+      .set({
+        status: 'trash',
+        // Drafts never got a slug; an empty one stays empty rather than becoming `__trashed`.
+        slug: sql<string>`case when slug = '' then '' else slug || ${TRASHED} end`,
+        modified_utc: nowWall,
+      })
+      .where('id', '=', id)
+      .where('status', '<>', 'trash')
+      .returning('id')
+      .executeTakeFirst()
+    if (!trashed) return false
+    if (kind.type === 'venue') {
+      await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute()
+    } else {
+      await trx.deleteFrom('event_organizers').where('organizer_id', '=', id).execute()
+    }
+    return true
+  })
 }

@@ -1,13 +1,57 @@
 import type { VariantConfig } from '../config/variants.js'
 import type { RouteDef } from '../http/routes.js'
 import type { LinkedKind } from './kinds.js'
+import { linkedListOperation } from './linked-list.js'
+import {
+  linkedCreateOperation,
+  linkedDeleteOperation,
+  linkedReadOperation,
+  linkedUpdateOperation,
+} from './linked.operations.js'
 
-/** The venue or organizer operations, by name (filled in by the venues/organizers work). */
-export function linkedOperations(_kind: LinkedKind, _variant: VariantConfig) {
-  return {} as Record<string, never>
+/** The venue or organizer operations, by name, for routes and the script API alike. */
+export function linkedOperations(kind: LinkedKind, variant: VariantConfig) {
+  return {
+    list: linkedListOperation(kind, variant),
+    create: linkedCreateOperation(kind),
+    get: linkedReadOperation(kind, 'id'),
+    getBySlug: linkedReadOperation(kind, 'slug'),
+    update: linkedUpdateOperation(kind, 'id'),
+    updateBySlug: linkedUpdateOperation(kind, 'slug'),
+    delete: linkedDeleteOperation(kind, 'id'),
+    deleteBySlug: linkedDeleteOperation(kind, 'slug'),
+  }
 }
 
 /** Venue or organizer routes in registration order (CONTRACT 14.1). */
-export function linkedRoutes(_kind: LinkedKind, _ops: ReturnType<typeof linkedOperations>, _ns: string): RouteDef[] {
-  return []
+export function linkedRoutes(kind: LinkedKind, ops: ReturnType<typeof linkedOperations>, ns: string): RouteDef[] {
+  const collection = `${ns}/${kind.plural}`
+  return [
+    {
+      pattern: collection,
+      path: collection,
+      endpoints: [
+        { methods: ['GET'], operation: ops.list },
+        { methods: ['POST'], operation: ops.create },
+      ],
+    },
+    {
+      pattern: `${collection}/(?P<id>\\d+)`,
+      path: `${collection}/:id`,
+      endpoints: [
+        { methods: ['GET'], operation: ops.get },
+        { methods: ['DELETE'], operation: ops.delete },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
+      ],
+    },
+    {
+      pattern: `${collection}/by-slug/(?P<slug>[^/]+)`,
+      path: `${collection}/by-slug/:slug`,
+      endpoints: [
+        { methods: ['GET'], operation: ops.getBySlug },
+        { methods: ['DELETE'], operation: ops.deleteBySlug },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug },
+      ],
+    },
+  ]
 }

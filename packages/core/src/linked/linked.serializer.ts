@@ -5,6 +5,7 @@ import type { LinkedKind } from './kinds.js'
 
 /** A venue or organizer row with its image, as the repository returns it. */
 export interface LinkedRow extends PostRow {
+  language: string
   image: ImageRow | null
   [field: string]: unknown
 }

@@ -2,13 +2,15 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { scaleBackStatus } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
-import { CalendarError } from '../errors.js'
-import { utcWall } from '../shared/post-fields.js'
+import { CalendarError, invalidParam, invalidParams } from '../errors.js'
+import { utcWall, wallFromDb } from '../shared/post-fields.js'
 import { slugify } from '../shared/slug.js'
 import { getsSlug, uniqueSlug } from '../shared/slug-store.js'
 import { utcWallToEpochMs } from '../shared/wall-time.js'
 import { checkAuthor, checkImageValue, resolveImage, timeToUtc } from '../shared/write-inputs.js'
 import type { LinkedKind } from './kinds.js'
+import { linkedDb, TRASHED } from './linked.repository.js'
+import type { LinkedRow } from './linked.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -28,6 +30,31 @@ export function requestedDateUtc(input: LinkedInput, zone: string, now: Date): s
   return undefined
 }
 
+/** Coordinates come in pairs: one without the other is a 400 naming the missing one. */
+function checkCoordinatePair(input: LinkedInput): void {
+  if ((input.geo_lat === undefined) === (input.geo_lng === undefined)) return
+  throw invalidParams(
+    input.geo_lat === undefined
+      ? { geo_lat: 'geo_lat must come with geo_lng.' }
+      : { geo_lng: 'geo_lng must come with geo_lat.' },
+  )
+}
+
+/**
+ * The database-backed parameter rules of a venue/organizer write (author, image id,
+ * coordinate pair), so they answer 400 before the permission check (CONTRACT 2.2).
+ */
+export async function checkLinkedInput(db: Db, kind: LinkedKind, input: LinkedInput): Promise<void> {
+  if (kind.type === 'venue') checkCoordinatePair(input)
+  await checkAuthor(db, input.author as number | undefined)
+  if (input.image === undefined) return
+  const image = checkImageValue(input.image)
+  if ('id' in image) {
+    const found = await db.selectFrom('images').select('id').where('id', '=', image.id).executeTakeFirst()
+    if (!found) throw invalidParam('image')
+  }
+}
+
 /** The detail columns a write sets: text fields, map flags, coordinates, derived stateprovince. */
 async function detailColumns(
   db: Db,
@@ -43,12 +70,7 @@ async function detailColumns(
       if (input[flag] !== undefined) cols[flag] = input[flag]
       else if (applyMapDefaults) cols[flag] = true
     }
-    if ((input.geo_lat === undefined) !== (input.geo_lng === undefined)) {
-      throw new CalendarError('INVALID_PARAM', 'Invalid parameter(s): geo_lat, geo_lng', {
-        params: { geo_lat: 'geo_lat and geo_lng go together.', geo_lng: 'geo_lat and geo_lng go together.' },
-        details: [],
-      })
-    }
+    checkCoordinatePair(input)
     if (input.geo_lat !== undefined) {
       cols.geo_lat = input.geo_lat
       cols.geo_lng = input.geo_lng
@@ -79,7 +101,7 @@ export async function createLinked(
   const description = typeof input.description === 'string' ? input.description : ''
   // Serialise creators of the same name so two concurrent requests cannot both miss the match.
   await sql`select pg_advisory_xact_lock(hashtext(${`${kind.table}:${name.toLowerCase()}`}))`.execute(trx)
-  const db = trx as unknown as Kysely<any>
+  const db = linkedDb(trx)
   const existing = await db
     .selectFrom(kind.table)
     .selectAll()
@@ -132,15 +154,18 @@ export async function createLinked(
 export async function updateLinked(
   trx: Transaction<DB>,
   kind: LinkedKind,
-  current: Record<string, any>,
+  current: LinkedRow,
   input: LinkedInput,
   ctx: CallContext,
 ): Promise<void> {
-  const db = trx as unknown as Kysely<any>
+  const db = linkedDb(trx)
   await checkAuthor(trx, input.author as number | undefined)
   const cols = await detailColumns(trx, kind, input, current, false)
   const name = input[kind.nameField]
-  if (typeof name === 'string') cols.title = name.trim()
+  if (typeof name === 'string') {
+    if (name.trim() === '') throw new CalendarError(kind.errors.couldNotUpdate, `Could not update the ${kind.type}: the name is blank.`)
+    cols.title = name.trim()
+  }
   if (typeof input.description === 'string') cols.description = input.description
   if (input.author !== undefined) cols.author_id = input.author
   const dateUtc = requestedDateUtc(input, ctx.options.siteTimezone, ctx.now)
@@ -148,20 +173,25 @@ export async function updateLinked(
     cols.date_utc = dateUtc
     cols.date_floating = false
   }
-  let status = current.status as string
+  let status = current.status
   if (input.status !== undefined) {
-    const effectiveDate = dateUtc ?? (current.date_floating ? undefined : current.date_utc)
+    const effectiveDate = dateUtc ?? (current.date_floating ? undefined : wallFromDb(current.date_utc))
     status = scaleBackStatus(
       input.status as string,
       ctx.principal,
-      effectiveDate === undefined ? undefined : utcWallToEpochMs(String(effectiveDate).replace('T', ' ').slice(0, 19)),
+      effectiveDate === undefined ? undefined : utcWallToEpochMs(effectiveDate),
       ctx.now.getTime(),
       undefined,
     )
     cols.status = status
   }
-  if (getsSlug(status) && current.slug === '') {
+  const slug = current.slug
+  if (getsSlug(status) && slug === '') {
     cols.slug = await uniqueSlug(trx, kind.table, slugify(String(cols.title ?? current.title)), current.language, current.id)
+  } else if (status !== 'trash' && slug.endsWith(TRASHED)) {
+    // Leaving the trash gives the slug back (made unique again: another item may have taken it).
+    const base = slug.slice(0, -TRASHED.length)
+    cols.slug = getsSlug(status) ? await uniqueSlug(trx, kind.table, base, current.language, current.id) : base
   }
   if (current.date_floating && getsSlug(status) && dateUtc === undefined) {
     cols.date_utc = utcWall(ctx.now)

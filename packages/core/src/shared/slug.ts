@@ -11,6 +11,7 @@ export function slugify(input: string): string {
     .normalize('NFKD')
     // Only the generic diacritic blocks: \p{M} would also strip Japanese dakuten (ベ → ヘ) and Indic
     // vowel signs, which are part of the letter, not an accent. NFC then re-joins what was kept.
+    // eslint-disable-next-line no-misleading-character-class -- combining-mark ranges are the point here
     .replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g, '')
     .normalize('NFC')
     // Dropped rather than hyphenated so "Rock & Roll" → "rock-roll" and "Don't" → "dont".

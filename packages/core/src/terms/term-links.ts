@@ -1,8 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
-import { slugify } from '../shared/slug.js'
-import { withSuffix } from '../shared/slug.js'
+import { slugify, withSuffix } from '../shared/slug.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 type Taxonomy = 'category' | 'tag'
@@ -24,9 +23,14 @@ export async function resolveTermsForWrite(
     const known = new Set(rows.map((r) => r.id))
     ids.push(...numeric.filter((id) => known.has(id)))
   }
-  for (const item of items) {
-    if (typeof item === 'number' || /^\d+$/.test(item)) continue
-    const name = item.trim()
+  const names = items.filter((i): i is string => typeof i === 'string' && !/^\d+$/.test(i)).map((i) => i.trim())
+  if (names.length > 0) {
+    // The same name lock as a term create takes: two writers naming one new term create it once.
+    // Taken in sorted order in one statement, so writers with overlapping names cannot deadlock.
+    const keys = [...new Set(names.map((n) => termNameLockKey(taxonomy, language, n)))].sort()
+    await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${keys}::text[]) as k order by k) as s`.execute(trx)
+  }
+  for (const name of names) {
     const slug = slugify(name)
     const found = await trx
       .selectFrom('terms')
@@ -41,6 +45,11 @@ export async function resolveTermsForWrite(
     ids.push(found ? found.id : await createTermRow(trx, { taxonomy, name, slug, language, parentId: null, description: '' }))
   }
   return [...new Set(ids)]
+}
+
+/** The advisory-lock key that serialises writers creating a term of one name. */
+export function termNameLockKey(taxonomy: Taxonomy, language: string, name: string): string {
+  return `terms-name:${taxonomy}:${language}:${name.trim().toLowerCase()}`
 }
 
 /** Inserts a term with a unique slug (`-2`, `-3`… on a clash); returns its id. */
@@ -99,6 +108,8 @@ export async function resolveTermFilter(
   language: string,
   param: string,
 ): Promise<number[]> {
+  // An empty list names no term; refusing it beats an `in ()` the database cannot parse.
+  if (items.length === 0) throw invalidParam(param)
   const strings = items.map(String)
   const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number)
   const rows = await db

@@ -1,12 +1,41 @@
 import type { VariantConfig } from '../config/variants.js'
 import type { RouteDef } from '../http/routes.js'
+import type { Taxonomy } from './term.args.js'
+import { termListOperation } from './term-list.js'
+import { termCreateOperation, termDeleteOperation, termReadOperation, termUpdateOperation } from './term.operations.js'
+import { TAXONOMY_PATH } from './term.serializer.js'
 
-/** The category or tag operations, by name (filled in by the taxonomy work). */
-export function termOperations(_taxonomy: 'category' | 'tag', _variant: VariantConfig) {
-  return {} as Record<string, never>
+/** The category or tag operations, by name, for routes and the script API alike. */
+export function termOperations(taxonomy: Taxonomy, variant: VariantConfig) {
+  return {
+    list: termListOperation(taxonomy, variant),
+    create: termCreateOperation(taxonomy),
+    get: termReadOperation(taxonomy),
+    update: termUpdateOperation(taxonomy),
+    delete: termDeleteOperation(taxonomy),
+  }
 }
 
-/** Category or tag routes in registration order (CONTRACT 14.1). */
-export function termRoutes(_taxonomy: 'category' | 'tag', _ops: ReturnType<typeof termOperations>, _ns: string): RouteDef[] {
-  return []
+/** Category or tag routes in registration order (CONTRACT 14.1); by-id handlers answer `GET, POST, PUT, PATCH, DELETE`. */
+export function termRoutes(taxonomy: Taxonomy, ops: ReturnType<typeof termOperations>, ns: string): RouteDef[] {
+  const collection = `${ns}/${TAXONOMY_PATH[taxonomy]}`
+  return [
+    {
+      pattern: collection,
+      path: collection,
+      endpoints: [
+        { methods: ['GET'], operation: ops.list },
+        { methods: ['POST'], operation: ops.create },
+      ],
+    },
+    {
+      pattern: `${collection}/(?P<id>\\d+)`,
+      path: `${collection}/:id`,
+      endpoints: [
+        { methods: ['GET'], operation: ops.get },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
+        { methods: ['DELETE'], operation: ops.delete },
+      ],
+    },
+  ]
 }

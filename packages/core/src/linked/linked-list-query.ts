@@ -1,0 +1,96 @@
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import type { ListScope } from '../auth/permissions.js'
+import type { DB } from '../db/generated.js'
+import type { LinkedKind } from './kinds.js'
+import type { LinkedDB } from './linked.repository.js'
+
+/** Everything a venue/organizer list filters on, already validated (CONTRACT 7). */
+export interface LinkedListFilters {
+  /** Case-insensitive substring of the name, description, excerpt or a detail field. */
+  search?: string
+  /** Only the records linked to this (existing) event. */
+  eventId?: number
+  /** true: linked to a non-draft, non-pending event; false: linked to none. */
+  hasEvents?: boolean
+  /** UTC wall clock: only records linked to a published event starting at or after it. */
+  upcomingFrom?: string
+  /** Explicit `status` filter; otherwise the scope decides. */
+  statuses?: readonly string[]
+  scope: ListScope
+}
+
+type LinkedTable = LinkedDB['venues']
+type LinkedQuery = SelectQueryBuilder<LinkedDB & { p: LinkedTable }, 'p', object>
+type LinkedEb = ExpressionBuilder<LinkedDB & { p: LinkedTable }, 'p'>
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+function visible(qb: LinkedQuery, f: LinkedListFilters): LinkedQuery {
+  let q = qb
+  if (f.statuses) q = q.where('p.status', 'in', [...f.statuses])
+  else if (f.scope.kind === 'public') q = q.where('p.status', '=', 'publish')
+  else q = q.where('p.status', '<>', 'trash')
+  if (f.scope.kind === 'public-and-own') {
+    const authorId = f.scope.authorId
+    q = q.where((eb) => eb.or([eb('p.status', '=', 'publish'), eb('p.author_id', '=', authorId)]))
+  }
+  return q
+}
+
+/** The columns `search` looks in, concatenated exactly as the `*_search` trigram index is. */
+export function searchExpression(kind: LinkedKind): Expression<string> {
+  const columns = ['title', 'description', 'excerpt', ...kind.searchFields]
+  // Separators must stay SQL literals (not parameters) for the planner to match the index expression.
+  return sql<string>`(${sql.join(columns.map((c) => sql.ref(`p.${c}`)), sql` || ' ' || `)})`
+}
+
+/** Conditions on a linked event, built apart so the venue and organizer sub-selects share them. */
+const ev = expressionBuilder<{ ev: DB['events'] }, 'ev'>()
+
+/**
+ * "There is an event linked to this record that satisfies `condition`": venues through
+ * `events.venue_id`, organizers through `event_organizers`. Each is one correlated sub-select
+ * over a join, which the planner turns into a semi-join (a nested EXISTS would not be).
+ */
+function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<SqlBool>): Expression<SqlBool> {
+  if (kind.type === 'venue') {
+    return eb.exists(eb.selectFrom('events as ev').select('ev.id').whereRef('ev.venue_id', '=', 'p.id').where(condition))
+  }
+  return eb.exists(
+    eb
+      .selectFrom('event_organizers as eo')
+      .innerJoin('events as ev', 'ev.id', 'eo.event_id')
+      .select('eo.event_id')
+      .whereRef('eo.organizer_id', '=', 'p.id')
+      .where(condition),
+  )
+}
+
+/** The filtered venues/organizers of a list request, before ordering and paging. Pure: builds, never runs. */
+export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: LinkedListFilters): LinkedQuery {
+  return (db.selectFrom(`${kind.table} as p`) as unknown as LinkedQuery)
+    .$call((q) => visible(q, f))
+    .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', `%${escapeLike(f.search!)}%`))
+    .$if(f.eventId !== undefined, (q) => q.where((eb) => linkedToEvent(kind, eb, ev('ev.id', '=', f.eventId!))))
+    .$if(f.hasEvents !== undefined, (q) =>
+      q.where((eb) => {
+        // SPEC/CONTRACT 7: trashed and private events count as "having events"; drafts do not.
+        const linked = linkedToEvent(kind, eb, ev('ev.status', 'not in', ['draft', 'pending']))
+        return f.hasEvents ? linked : eb.not(linked)
+      }),
+    )
+    .$if(f.upcomingFrom !== undefined, (q) =>
+      q.where((eb) =>
+        linkedToEvent(kind, eb, ev.and([ev('ev.status', '=', 'publish'), ev('ev.start_utc', '>=', f.upcomingFrom!)])),
+      ),
+    )
+}
+
+/** Orders a list newest first, ties by id (CONTRACT 7, Ours); matches the `*_list` index. */
+export function orderLinkedList<O>(
+  qb: SelectQueryBuilder<LinkedDB & { p: LinkedTable }, 'p', O>,
+): SelectQueryBuilder<LinkedDB & { p: LinkedTable }, 'p', O> {
+  return qb.orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc')
+}

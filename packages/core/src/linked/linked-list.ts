@@ -1,0 +1,69 @@
+import { sql } from 'kysely'
+import { defineOperation, type ParsedArgs } from '../api/operation.js'
+import { canEditType, listScope } from '../auth/permissions.js'
+import type { VariantConfig } from '../config/variants.js'
+import { CalendarError, invalidParam } from '../errors.js'
+import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
+import { utcWall } from '../shared/post-fields.js'
+import type { LinkedKind } from './kinds.js'
+import { linkedListArgs } from './linked.args.js'
+import { linkedListQuery, orderLinkedList, type LinkedListFilters } from './linked-list-query.js'
+import { imageJson, linkedDb } from './linked.repository.js'
+import { serializeLinked, type LinkedRow } from './linked.serializer.js'
+
+type ListArgs = ParsedArgs<ReturnType<typeof linkedListArgs>>
+
+/**
+ * `GET /venues` / `GET /organizers` (CONTRACT 7). Not language-filtered in variant B (O-33).
+ * A page costs one count and one page query whatever its size; images come back as JSON columns.
+ */
+export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
+  return defineOperation({
+    args: linkedListArgs(kind, variant),
+    async prepare(input, ctx): Promise<{ input: ListArgs; filters: LinkedListFilters }> {
+      if (input.search !== undefined && typeof input.search !== 'string') {
+        throw new CalendarError('BAD_SEARCH_STRING', 'The search string must be a string.')
+      }
+      if (input.status !== undefined && !canEditType(ctx.principal)) {
+        // Callers who cannot edit the type may only ask for what they see anyway (CONTRACT 6.5).
+        if (input.status.length !== 1 || input.status[0] !== 'publish') throw invalidParam('status')
+      }
+      if (input.event !== undefined) {
+        const event = await ctx.db.selectFrom('events').select('id').where('id', '=', input.event).executeTakeFirst()
+        if (!event) throw invalidParam('event')
+      }
+      const filters: LinkedListFilters = {
+        search: input.search,
+        eventId: input.event,
+        hasEvents: input.has_events,
+        // Ours: every upcoming event counts, not only the first page of them (CONTRACT 7).
+        upcomingFrom: input.only_with_upcoming ? utcWall(ctx.now) : undefined,
+        statuses: input.status,
+        scope: listScope(ctx.principal),
+      }
+      return { input, filters }
+    },
+    async run({ input, filters }, ctx) {
+      const p = paging(input.page, input.per_page, variant.perPageDefault)
+      const base = linkedListQuery(linkedDb(ctx.db), kind, filters)
+      const { total } = await base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow()
+      const pages = totalPages(total, p.perPage)
+      if (p.page > 1 && p.page > pages) {
+        throw new CalendarError(kind.errors.pageNotFound, `The requested ${kind.type} archive page does not exist`)
+      }
+      let rows: LinkedRow[] = []
+      if (total > 0) {
+        const page = orderLinkedList(base.selectAll('p').select((eb) => imageJson(eb, 'p.image_id').as('image')))
+        rows = (await page.limit(p.perPage).offset(p.offset).execute()) as unknown as LinkedRow[]
+      }
+      const urls = listUrls(`${ctx.urls.rest}/${kind.plural}`, ctx.raw.query, p, pages)
+      const body: Record<string, unknown> = { [kind.plural]: rows.map((row) => serializeLinked(kind, row, ctx, false)) }
+      body.rest_url = urls.rest_url
+      if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
+      if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
+      body.total = total
+      body.total_pages = pages
+      return { body, headers: listHeaders(total, pages) }
+    },
+  })
+}

@@ -1,0 +1,110 @@
+import type { CallContext } from '../api/context.js'
+import { args } from '../api/arg-kinds.js'
+import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
+import { CalendarError, invalidParam } from '../errors.js'
+import { utcWall } from '../shared/post-fields.js'
+import type { LinkedKind } from './kinds.js'
+import { linkedWriteArgs } from './linked.args.js'
+import { findLinkedIdBySlug, findLinkedRow, trashLinked } from './linked.repository.js'
+import { serializeLinked, type LinkedRow } from './linked.serializer.js'
+import { checkLinkedInput, createLinked, updateLinked, type LinkedInput } from './linked.write.js'
+
+/** How a by-id or by-slug route names its venue/organizer. */
+type Locator = 'id' | 'slug'
+
+function locatorArgs(kind: LinkedKind, locator: Locator): ArgsRecord {
+  return locator === 'id'
+    ? { id: args.int({ required: true, description: `Unique identifier for the ${kind.type}.` }) }
+    : { slug: args.nestr({ required: true, description: `Slug of the ${kind.type}.` }) }
+}
+
+/**
+ * The record a by-id or by-slug request names, any status. An unknown id or slug, or the id of
+ * another type, is a parameter rule: 400 `rest_invalid_param` before the permission check
+ * (CONTRACT 2.2, 9.1).
+ */
+async function locate(kind: LinkedKind, locator: Locator, input: Record<string, unknown>, ctx: CallContext): Promise<LinkedRow> {
+  const id =
+    locator === 'id'
+      ? (input.id as number)
+      : await findLinkedIdBySlug(ctx.db, kind, input.slug as string, ctx.language, ctx.options.languages[0] ?? '')
+  const row = id === undefined ? undefined : await findLinkedRow(ctx.db, kind, id)
+  if (!row) throw invalidParam(locator)
+  return row
+}
+
+async function readBack(kind: LinkedKind, id: number, ctx: CallContext): Promise<Record<string, unknown>> {
+  return serializeLinked(kind, (await findLinkedRow(ctx.db, kind, id))!, ctx, false)
+}
+
+/** GET of one venue/organizer by id or slug (CONTRACT 9.1), with `json_ld`. */
+export function linkedReadOperation(kind: LinkedKind, locator: Locator) {
+  return defineOperation({
+    args: locatorArgs(kind, locator),
+    prepare: (input, ctx) => locate(kind, locator, input, ctx),
+    async run(row, ctx) {
+      // Trashed records count as not published: their author and editors still read them.
+      if (!canReadItem(ctx.principal, row)) {
+        throw new CalendarError(kind.errors.notAccessible, `The requested ${kind.type} is not accessible`)
+      }
+      return { body: serializeLinked(kind, row, ctx, true) }
+    },
+  })
+}
+
+/** POST /venues, /organizers: create, or reuse a same-named record (CONTRACT 11.2). */
+export function linkedCreateOperation(kind: LinkedKind) {
+  return defineOperation({
+    args: linkedWriteArgs(kind, true),
+    async prepare(input, ctx) {
+      await checkLinkedInput(ctx.db, kind, input)
+      return input as LinkedInput
+    },
+    authorize(_input, ctx) {
+      require(ctx.principal, canEditType(ctx.principal))
+    },
+    async run(input, ctx) {
+      const { id } = await ctx.db.transaction().execute((trx) => createLinked(trx, kind, input, ctx))
+      // The reference answers 201 even when an existing record was reused.
+      return { status: 201, body: await readBack(kind, id, ctx) }
+    },
+  })
+}
+
+/** POST/PUT/PATCH of one venue/organizer: a partial update (CONTRACT 11.3, O-2). */
+export function linkedUpdateOperation(kind: LinkedKind, locator: Locator) {
+  return defineOperation({
+    // The path placeholder wins over a body `id`/`slug` (O-13); venues have no slug input to rename.
+    args: { ...linkedWriteArgs(kind, false), ...locatorArgs(kind, locator) },
+    async prepare(input, ctx) {
+      const row = await locate(kind, locator, input, ctx)
+      await checkLinkedInput(ctx.db, kind, input)
+      return { row, input: input as LinkedInput }
+    },
+    authorize({ row }, ctx) {
+      require(ctx.principal, canEditItem(ctx.principal, row))
+    },
+    async run({ row, input }, ctx) {
+      await ctx.db.transaction().execute((trx) => updateLinked(trx, kind, row, input, ctx))
+      return { body: await readBack(kind, row.id, ctx) }
+    },
+  })
+}
+
+/** DELETE of one venue/organizer: trash it and unlink it from every event (CONTRACT 13). */
+export function linkedDeleteOperation(kind: LinkedKind, locator: Locator) {
+  return defineOperation({
+    args: locatorArgs(kind, locator),
+    prepare: (input, ctx) => locate(kind, locator, input, ctx),
+    authorize(row, ctx) {
+      require(ctx.principal, canEditItem(ctx.principal, row))
+    },
+    async run(row, ctx) {
+      const inTrash = () => new CalendarError(kind.errors.inTrash, `The ${kind.type} is already trashed`)
+      if (row.status === 'trash') throw inTrash()
+      if (!(await trashLinked(ctx.db, kind, row.id, utcWall(ctx.now)))) throw inTrash()
+      return { body: await readBack(kind, row.id, ctx) }
+    },
+  })
+}

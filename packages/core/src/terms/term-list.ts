@@ -1,0 +1,59 @@
+import { sql } from 'kysely'
+import { defineOperation } from '../api/operation.js'
+import type { VariantConfig } from '../config/variants.js'
+import { invalidParams } from '../errors.js'
+import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
+import { termListArgs, type Taxonomy } from './term.args.js'
+import { allTermsExist, eventExists, findTerm, selectTermPage, termListQuery, type TermListFilters } from './term.repository.js'
+import { serializeTerm, TAXONOMY_PATH } from './term.serializer.js'
+
+/** `GET /categories` or `GET /tags` (CONTRACT 5, 8). */
+export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
+  return defineOperation({
+    args: termListArgs(taxonomy, variant),
+    async prepare(input, ctx) {
+      const db = ctx.db
+      const failures: Record<string, string> = {}
+      if (input.include && !(await allTermsExist(db, taxonomy, input.include))) failures.include = 'Every ID must be an existing term.'
+      if (input.exclude && !(await allTermsExist(db, taxonomy, input.exclude))) failures.exclude = 'Every ID must be an existing term.'
+      // O-28: 0 names the top level instead of being refused.
+      if (input.parent !== undefined && input.parent !== 0 && !(await findTerm(db, 'category', input.parent))) {
+        failures.parent = 'Not an existing category.'
+      }
+      // CONTRACT 8: `event` wins over `post`; only the one used must exist.
+      const eventParam = input.event !== undefined ? 'event' : input.post !== undefined ? 'post' : undefined
+      const eventId = input.event ?? input.post
+      if (eventParam && !(await eventExists(db, eventId!))) failures[eventParam] = 'Not an existing event.'
+      if (Object.keys(failures).length > 0) throw invalidParams(failures)
+      const filters: TermListFilters = {
+        taxonomy,
+        language: variant.multilingual ? ctx.language : undefined,
+        search: input.search,
+        // As in the reference, `include=` (an empty list) is no filter at all.
+        include: input.include?.length ? input.include : undefined,
+        exclude: input.exclude?.length ? input.exclude : undefined,
+        hideEmpty: input.hide_empty ?? true,
+        parent: input.parent === undefined ? undefined : input.parent === 0 ? null : input.parent,
+        eventId,
+        slug: input.slug,
+        orderby: input.orderby ?? 'name',
+        order: input.order ?? 'asc',
+      }
+      return { page: input.page, perPage: input.per_page, filters }
+    },
+    async run({ page, perPage, filters }, ctx) {
+      const p = paging(page, perPage, variant.perPageDefault)
+      const { total } = await termListQuery(ctx.db, filters).select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow()
+      const pages = totalPages(total, p.perPage)
+      // CONTRACT 5.3: past the last page the list is empty, not a 404, so no statement is needed.
+      const rows = total > p.offset ? await selectTermPage(ctx.db, filters, p.perPage, p.offset).execute() : []
+      const collection = TAXONOMY_PATH[taxonomy]
+      const urls = listUrls(`${ctx.urls.rest}/${collection}`, ctx.raw.query, p, pages)
+      const body: Record<string, unknown> = { rest_url: urls.rest_url, total, total_pages: pages }
+      body[collection] = rows.map((row) => serializeTerm(row, ctx.urls))
+      if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
+      if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
+      return { body, headers: listHeaders(total, pages) }
+    },
+  })
+}

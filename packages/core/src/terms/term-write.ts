@@ -1,0 +1,146 @@
+import { sql, type Transaction } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError, invalidParam } from '../errors.js'
+import { slugify } from '../shared/slug.js'
+import type { Taxonomy } from './term.args.js'
+import { findSlugHolder, findTerm, findTermByName, isSelfOrAncestor } from './term.repository.js'
+import type { TermRow } from './term.serializer.js'
+import { createTermRow, termNameLockKey } from './term-links.js'
+
+/** Validated fields of a term write; `parentId` `null` = top level, `undefined` = unchanged. */
+export interface TermFields {
+  name?: string
+  description?: string
+  slug?: string
+  parentId?: number | null
+}
+
+/** The parsed body of a term write. */
+export interface TermWriteInput {
+  name?: string
+  description?: string
+  slug?: string
+  parent?: number
+}
+
+/**
+ * The parameter rules of `parent` (CONTRACT 12, O-28): 0 is the top level, anything else must
+ * be an existing category that is not the term itself or one of its descendants.
+ */
+export async function checkParent(db: CallContext['db'] | Transaction<DB>, parent: number | undefined, termId?: number): Promise<number | null | undefined> {
+  if (parent === undefined) return undefined
+  if (parent === 0) return null
+  if (!(await findTerm(db, 'category', parent))) throw invalidParam('parent', 'Not an existing category.')
+  if (termId !== undefined && (await isSelfOrAncestor(db, parent, termId))) {
+    throw invalidParam('parent', 'A category cannot be its own ancestor.')
+  }
+  return parent
+}
+
+/** Refuses `parent` on a tag: the reference checks it in the handler, after the permission. */
+export function refuseParentOnTag(taxonomy: Taxonomy, ctx: CallContext): void {
+  if (taxonomy !== 'tag') return
+  const sent = ctx.raw.body.parent ?? ctx.raw.query.parent
+  if (sent !== undefined && sent !== null) {
+    throw new CalendarError('TAXONOMY_NOT_HIERARCHICAL', 'Cannot set parent term, taxonomy is not hierarchical.')
+  }
+}
+
+/** Serialises every change to the shape of a taxonomy's tree (moves, children of deletes). */
+async function lockTree(trx: Transaction<DB>, taxonomy: Taxonomy): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`terms-tree:${taxonomy}`}))`.execute(trx)
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505'
+}
+
+/**
+ * Creates a term (CONTRACT 12): a case-insensitive name clash at the same level is `term_exists`;
+ * a taken slug gets `-2`, `-3`…. Returns the new id.
+ */
+export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, fields: TermFields & { name: string }): Promise<number> {
+  const level = taxonomy === 'category' ? (fields.parentId ?? null) : undefined
+  const attempt = () =>
+    ctx.db.transaction().execute(async (trx) => {
+      if (level) {
+        // A parent deleted meanwhile would otherwise leave this child at the top level (or fail its foreign key).
+        await lockTree(trx, taxonomy)
+        await checkParent(trx, level)
+      }
+      // Serialises creators of one name, so two concurrent requests cannot both pass the clash check.
+      await sql`select pg_advisory_xact_lock(hashtext(${termNameLockKey(taxonomy, ctx.language, fields.name)}))`.execute(trx)
+      const clash = await findTermByName(trx, { taxonomy, language: ctx.language, name: fields.name, parentId: level })
+      if (clash !== undefined) {
+        throw new CalendarError('TERM_EXISTS', 'A term with the name provided already exists with this parent.', { term_id: clash })
+      }
+      return createTermRow(trx, {
+        taxonomy,
+        name: fields.name,
+        slug: fields.slug === undefined ? '' : slugify(fields.slug),
+        language: ctx.language,
+        parentId: level ?? null,
+        description: fields.description ?? '',
+      })
+    })
+  // The slug lock covers one base slug; a suffixed slug (`a-2`) can still race a request for it verbatim.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt()
+    } catch (err) {
+      if (!isUniqueViolation(err) || tries >= 3) throw err
+    }
+  }
+}
+
+/** Applies a partial update (CONTRACT 12): absent fields stay; a slug another term holds is `duplicate_term_slug`. */
+export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: number, fields: TermFields): Promise<void> {
+  const duplicate = (slug: string) =>
+    new CalendarError('DUPLICATE_TERM_SLUG', `The slug “${slug}” is already in use by another term.`)
+  let wantedSlug: string | undefined
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (fields.parentId !== undefined) {
+        // Serialises re-parenting, so two concurrent moves cannot close a cycle between them.
+        await lockTree(trx, taxonomy)
+        await checkParent(trx, fields.parentId ?? 0, id)
+      }
+      const row = await findTerm(trx, taxonomy, id, true)
+      if (!row) throw invalidParam('id')
+      if (fields.slug !== undefined) {
+        wantedSlug = slugify(fields.slug) || slugify(fields.name ?? row.name) || row.slug
+        if (wantedSlug !== row.slug && (await findSlugHolder(trx, taxonomy, row.language ?? '', wantedSlug, id)) !== undefined) {
+          throw duplicate(wantedSlug)
+        }
+      }
+      const changes = {
+        ...(fields.name !== undefined ? { name: fields.name } : {}),
+        ...(fields.description !== undefined ? { description: fields.description } : {}),
+        ...(wantedSlug !== undefined ? { slug: wantedSlug } : {}),
+        ...(fields.parentId !== undefined ? { parent_id: fields.parentId } : {}),
+      }
+      if (Object.keys(changes).length > 0) await trx.updateTable('terms').set(changes).where('id', '=', id).execute()
+    })
+  } catch (err) {
+    // A concurrent writer took the slug between the check and the write.
+    if (isUniqueViolation(err) && wantedSlug !== undefined) throw duplicate(wantedSlug)
+    throw err
+  }
+}
+
+/**
+ * Deletes a term for good (CONTRACT 13): events lose it and a category's children move up to
+ * its parent. Returns the row as it was just before.
+ */
+export async function deleteTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    if (taxonomy === 'category') await lockTree(trx, taxonomy)
+    const row = await findTerm(trx, taxonomy, id, true)
+    if (!row) throw invalidParam('id')
+    if (taxonomy === 'category') await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('parent_id', '=', id).execute()
+    await trx.deleteFrom('event_terms').where('term_id', '=', id).execute()
+    await trx.deleteFrom('terms').where('id', '=', id).execute()
+    return row
+  })
+}

@@ -1,0 +1,90 @@
+import type { CallContext } from '../api/context.js'
+import { defineOperation } from '../api/operation.js'
+import { canManageTerms, require } from '../auth/permissions.js'
+import { invalidParam } from '../errors.js'
+import { termIdArg, termWriteArgs, type Taxonomy } from './term.args.js'
+import { findTerm } from './term.repository.js'
+import { serializeTerm, TAXONOMY_PATH, type TermRow } from './term.serializer.js'
+import { checkParent, createTerm, deleteTerm, refuseParentOnTag, updateTerm, type TermWriteInput } from './term-write.js'
+
+/** The term a by-id route names; an unknown id is a parameter rule, so 400 before permission (CONTRACT 9.1, 13). */
+async function requireTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
+  const row = await findTerm(ctx.db, taxonomy, id)
+  if (!row) throw invalidParam('id')
+  return row
+}
+
+async function readTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<Record<string, unknown>> {
+  return serializeTerm(await requireTerm(ctx, taxonomy, id), ctx.urls)
+}
+
+/** `GET /categories/{id}` or `/tags/{id}`; any language (CONTRACT 15.2). */
+export function termReadOperation(taxonomy: Taxonomy) {
+  return defineOperation({
+    args: { id: termIdArg },
+    async prepare(input, ctx) {
+      return requireTerm(ctx, taxonomy, input.id!)
+    },
+    async run(row, ctx) {
+      return { body: serializeTerm(row, ctx.urls) }
+    },
+  })
+}
+
+/** `POST /categories` or `/tags` (CONTRACT 12): 201, the Term and a `Location` header. */
+export function termCreateOperation(taxonomy: Taxonomy) {
+  return defineOperation({
+    args: termWriteArgs(taxonomy, true),
+    async prepare(input, ctx) {
+      const { name, description, slug, parent } = input as TermWriteInput
+      const parentId = taxonomy === 'category' ? await checkParent(ctx.db, parent) : undefined
+      return { name: name!, description, slug, parentId }
+    },
+    authorize(_fields, ctx) {
+      require(ctx.principal, canManageTerms(ctx.principal, taxonomy))
+    },
+    async run(fields, ctx) {
+      refuseParentOnTag(taxonomy, ctx)
+      const id = await createTerm(ctx, taxonomy, fields)
+      const location = `${ctx.urls.rest}/${TAXONOMY_PATH[taxonomy]}/${id}`
+      return { status: 201, headers: { Location: location }, body: await readTerm(ctx, taxonomy, id) }
+    },
+  })
+}
+
+/** `POST|PUT|PATCH /categories/{id}` or `/tags/{id}`: a partial update (CONTRACT 12). */
+export function termUpdateOperation(taxonomy: Taxonomy) {
+  return defineOperation({
+    args: { ...termWriteArgs(taxonomy, false), id: termIdArg },
+    async prepare(input, ctx) {
+      const row = await requireTerm(ctx, taxonomy, input.id!)
+      const { name, description, slug, parent } = input as TermWriteInput
+      const parentId = taxonomy === 'category' ? await checkParent(ctx.db, parent, row.id) : undefined
+      return { id: row.id, fields: { name, description, slug, parentId } }
+    },
+    authorize(_input, ctx) {
+      require(ctx.principal, canManageTerms(ctx.principal, taxonomy))
+    },
+    async run({ id, fields }, ctx) {
+      refuseParentOnTag(taxonomy, ctx)
+      await updateTerm(ctx, taxonomy, id, fields)
+      return { body: await readTerm(ctx, taxonomy, id) }
+    },
+  })
+}
+
+/** `DELETE /categories/{id}` or `/tags/{id}`: permanent; returns the Term as it was (CONTRACT 13). */
+export function termDeleteOperation(taxonomy: Taxonomy) {
+  return defineOperation({
+    args: { id: termIdArg },
+    async prepare(input, ctx) {
+      return requireTerm(ctx, taxonomy, input.id!)
+    },
+    authorize(_row, ctx) {
+      require(ctx.principal, canManageTerms(ctx.principal, taxonomy))
+    },
+    async run(row, ctx) {
+      return { body: serializeTerm(await deleteTerm(ctx, taxonomy, row.id), ctx.urls) }
+    },
+  })
+}
