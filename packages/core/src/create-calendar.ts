@@ -6,7 +6,7 @@ import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, typ
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
 import { openDatabase } from './db/create-db.js'
 import { migrateToLatest } from './db/migrate.js'
-import { createDispatcher } from './http/dispatch.js'
+import { activeLanguage, createDispatcher } from './http/dispatch.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
@@ -128,12 +128,9 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const body = raw.body ?? {}
     const path = raw.path ?? {}
     const merged = { ...query, ...body, ...path, ...(opts.language ? { ml_language: opts.language } : {}) }
-    const language = options.variant.multilingual
-      ? options.languages.includes(String(merged.ml_language)) ? String(merged.ml_language) : options.languages[0]!
-      : ''
     const ctx: CallContext = {
       principal: opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as,
-      language,
+      language: activeLanguage(options, merged.ml_language),
       now: options.now(),
       urls: buildUrls(options.publicBaseUrl, options.publicBaseUrl, ''),
       options,
