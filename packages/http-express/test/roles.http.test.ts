@@ -119,3 +119,84 @@ describe('role × operation × status matrix for events', () => {
     }
   })
 })
+
+describe('role × operation × status matrix for venues, organizers, categories and tags', () => {
+  let calendar: Calendar
+  let server: TestServer
+  const tokens = {} as Record<Role, string>
+  const userIds = {} as Record<Role, number>
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+    server = await startServer(calendar)
+    for (const role of ['subscriber', 'contributor', 'author', 'editor', 'administrator'] as Role[]) {
+      const { token, info } = await calendar.tokens.create({ role, login: role })
+      tokens[role] = token
+      userIds[role] = info.userId
+    }
+  })
+  afterAll(async () => {
+    await server.close()
+    await calendar.close()
+  })
+  const as = (caller: Caller) => (caller === 'anonymous' ? undefined : tokens[caller])
+
+  for (const [collection, nameField, notAccessible] of [
+    ['venues', 'venue', 'venue-not-accessible'],
+    ['organizers', 'organizer', 'organizer-not-accessible'],
+  ] as const) {
+    it(`${collection}: reads, updates and deletes exactly as the contract allows`, async () => {
+      const mismatches: string[] = []
+      let n = 0
+      const make = async (owner: string, status: string) => {
+        const res = await server.request('POST', `/${collection}`, {
+          token: tokens.administrator,
+          body: { [nameField]: `${collection} ${owner} ${status} ${n++}`, status, author: userIds[owner as Role] },
+        })
+        expect(res.status).toBe(201)
+        return res.body.id as number
+      }
+      for (const owner of OWNERS) {
+        for (const status of ['publish', 'draft', 'pending', 'private']) {
+          const shared = await make(owner, status)
+          for (const caller of CALLERS) {
+            const read = await server.request('GET', `/${collection}/${shared}`, { token: as(caller) })
+            const wantRead = mayRead(caller, owner, status) ? 200 : 403
+            if (read.status !== wantRead || (wantRead === 403 && read.body.code !== notAccessible)) {
+              mismatches.push(`read ${caller} on ${owner}'s ${status}: ${read.status} ${read.body.code ?? ''}`)
+            }
+            const wantEdit = mayEdit(caller, owner, status) ? 200 : denied(caller)
+            const update = await server.request('PATCH', `/${collection}/${shared}`, { token: as(caller), body: { phone: caller } })
+            if (update.status !== wantEdit) mismatches.push(`update ${caller} on ${owner}'s ${status}: ${update.status}`)
+            const victim = await make(owner, status)
+            const del = await server.request('DELETE', `/${collection}/${victim}`, { token: as(caller) })
+            if (del.status !== wantEdit) mismatches.push(`delete ${caller} on ${owner}'s ${status}: ${del.status}`)
+          }
+        }
+      }
+      expect(mismatches).toEqual([])
+    })
+  }
+
+  it('categories need author and up, tags editor and up; everybody reads', async () => {
+    const mismatches: string[] = []
+    for (const [collection, minimum] of [
+      ['categories', 'author'],
+      ['tags', 'editor'],
+    ] as const) {
+      const rank = (c: Caller) => CALLERS.indexOf(c)
+      for (const caller of CALLERS) {
+        const allowed = rank(caller) >= rank(minimum)
+        const created = await server.request('POST', `/${collection}`, { token: as(caller), body: { name: `${collection} by ${caller}` } })
+        if (created.status !== (allowed ? 201 : denied(caller))) mismatches.push(`create ${collection} as ${caller}: ${created.status}`)
+        const target = (await server.request('POST', `/${collection}`, { token: tokens.administrator, body: { name: `${collection} target ${caller}` } })).body.id
+        const read = await server.request('GET', `/${collection}/${target}`, { token: as(caller) })
+        if (read.status !== 200) mismatches.push(`read ${collection} as ${caller}: ${read.status}`)
+        const update = await server.request('PATCH', `/${collection}/${target}`, { token: as(caller), body: { description: 'x' } })
+        if (update.status !== (allowed ? 200 : denied(caller))) mismatches.push(`update ${collection} as ${caller}: ${update.status}`)
+        const del = await server.request('DELETE', `/${collection}/${target}`, { token: as(caller) })
+        if (del.status !== (allowed ? 200 : denied(caller))) mismatches.push(`delete ${collection} as ${caller}: ${del.status}`)
+      }
+    }
+    expect(mismatches).toEqual([])
+  })
+})
