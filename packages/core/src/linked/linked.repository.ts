@@ -83,17 +83,6 @@ export async function findLinkedIdBySlug(
   return pick?.id
 }
 
-/** Ids among `ids` that are venues/organizers of this kind, any status but trash. */
-export async function existingLinkedIds(db: Db, kind: LinkedKind, ids: readonly number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set()
-  const rows = await linkedDb(db)
-    .selectFrom(kind.table)
-    .select('id')
-    .where('id', 'in', [...ids])
-    .where('status', '<>', 'trash')
-    .execute()
-  return new Set(rows.map((r) => r.id))
-}
 
 /**
  * Moves a venue/organizer to the trash (slug + `__trashed`) and unlinks it from every event, in
