@@ -37,6 +37,12 @@ export default defineConfig({
           isolate: false,
         },
       },
+      {
+        // Builds and packs the published packages, lints the tarballs and installs them into an
+        // app outside the workspace (npm; PGlite in memory and PostgreSQL). About 30 s.
+        extends: true,
+        test: { name: 'packaging', include: ['packaging/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 180_000 },
+      },
     ],
   },
 })

@@ -17,6 +17,8 @@ export interface ExampleServerConfig {
   adminToken: string | undefined
   /** Seed the demo calendar into an empty database. */
   demo: boolean
+  /** Serve `GET /__stats` (SQL statements, requests, RSS) for the benchmark (`CAL_BENCH_STATS=1`). */
+  benchStats?: boolean
 }
 
 /** The environment was unusable; the message names every bad variable. */
@@ -72,6 +74,7 @@ const EnvSchema = z.object({
       .regex(/^\S+$/, 'must not contain spaces'),
   ),
   CAL_DEMO: optional(flag),
+  CAL_BENCH_STATS: optional(flag),
   // Set by pnpm to the directory `pnpm start` was typed in; relative CAL_DATA_DIR values use it.
   INIT_CWD: optional(z.string()),
 })
@@ -102,5 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database,
     adminToken: e.CAL_ADMIN_TOKEN,
     demo: e.CAL_DEMO ?? !e.DATABASE_URL,
+    // Only present when on, so the usual configuration stays as it was.
+    ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
   }
 }

@@ -50,11 +50,14 @@ function listen(app: express.Express, port: number, host: string): Promise<Serve
 
 /** Builds the calendar and the Express app, and listens. */
 export async function startExampleServer(config: ExampleServerConfig): Promise<ExampleServer> {
+  // Benchmark counters (CAL_BENCH_STATS=1 only): SQL statements and requests since the start.
+  const stats = { queries: 0, requests: 0 }
   const calendar = await createCalendar({
     variant: config.variant,
     siteTimezone: config.siteTimezone,
     publicBaseUrl: config.publicBaseUrl,
     database: config.database,
+    ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
   })
   let server: Server
   let generatedAdminToken: string | undefined
@@ -65,6 +68,15 @@ export async function startExampleServer(config: ExampleServerConfig): Promise<E
 
     const app = express()
     app.disable('x-powered-by')
+    if (config.benchStats) {
+      app.get('/__stats', (_req, res) => {
+        res.json({ ...stats, rss: process.memoryUsage.rss() })
+      })
+      app.use((_req, _res, next) => {
+        stats.requests++
+        next()
+      })
+    }
     app.use(createCalendarRouter(calendar))
     server = await listen(app, config.port, config.host)
   } catch (err) {

@@ -51,6 +51,16 @@ export interface PostResourceApi<T, L> {
   deleteBySlug(slug: string, options?: CallOptions): Promise<T>
 }
 
+/** The script API of events: the common resource calls plus the origin lookup (extension). */
+export interface EventResourceApi extends PostResourceApi<EventResource, EventList> {
+  /**
+   * The event imported from `originUid` (its `origin_uid` write field, e.g. an iCalendar UID) in
+   * the active language, or `undefined` when none exists or the caller may not see it. Trashed
+   * events count: importers use this to skip or update instead of creating duplicates.
+   */
+  getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
+}
+
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
 export interface TermResourceApi<T, L> {
   list(query?: Query, options?: CallOptions): Promise<L>
@@ -69,7 +79,7 @@ export interface Calendar {
   handle(request: CalendarRequest): Promise<CalendarResponse>
   /** Turns anything thrown into the contract's error response. */
   toErrorResponse(err: unknown): CalendarResponse
-  readonly events: PostResourceApi<EventResource, EventList>
+  readonly events: EventResourceApi
   readonly venues: PostResourceApi<VenueResource, VenueList>
   readonly organizers: PostResourceApi<OrganizerResource, OrganizerList>
   readonly categories: TermResourceApi<TermResource, CategoryList>
@@ -166,7 +176,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     routes,
     handle: dispatch,
     toErrorResponse: (err) => toErrorResponse(err, options.onError),
-    events: postApi(events),
+    events: {
+      ...postApi<EventResource, EventList>(events),
+      getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+    },
     venues: postApi(venues),
     organizers: postApi(organizers),
     categories: termApi(categories),

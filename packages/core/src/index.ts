@@ -1,5 +1,5 @@
 export { createCalendar } from './create-calendar.js'
-export type { Calendar, CallOptions, PostResourceApi, TermResourceApi } from './create-calendar.js'
+export type { Calendar, CallOptions, EventResourceApi, PostResourceApi, TermResourceApi } from './create-calendar.js'
 export type { CalendarOptions, DatabaseOptions, Authenticate, ResolvedOptions } from './config/options.js'
 export type { CalendarRequest, CalendarResponse } from './http/request.js'
 export type { RouteDef, Endpoint, HttpMethod } from './http/routes.js'

@@ -7,6 +7,21 @@ export interface CalendarRouterOptions {
   origin?: (req: Request) => string
 }
 
+/**
+ * The Express request behind a calendar request, for an `authenticate` hook that reads the host's
+ * session or user; `undefined` when the request did not come through this adapter.
+ *
+ * @example
+ * const calendar = await createCalendar({
+ *   authenticate: (request) => principalOf(expressRequest(request)?.session.user),
+ * })
+ */
+export function expressRequest(request: { native?: unknown }): Request | undefined {
+  const native = request.native as Request | undefined
+  // An Express request knows its app (a function); anything else came from another adapter.
+  return typeof native === 'object' && native !== null && typeof native.app === 'function' ? native : undefined
+}
+
 function send(req: Request, res: Response, response: CalendarResponse): void {
   // res.send() would rewrite the contract's `charset=UTF-8`; write the bytes ourselves.
   const bytes = Buffer.from(JSON.stringify(response.body), 'utf8')
@@ -38,6 +53,7 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       body: req.body,
       origin: options.origin ? options.origin(req) : `${req.protocol}://${req.get('host') ?? 'localhost'}`,
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
+      native: req,
     })
     send(req, res, response)
   })

@@ -16,8 +16,11 @@ export type DatabaseOptions =
   /** A PGlite instance owned by the caller (not closed by the calendar). */
   | { pglite: PGlite }
 
-/** Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request. */
-export type Authenticate = (request: Pick<CalendarRequest, 'headers' | 'method' | 'path'>) =>
+/**
+ * Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request.
+ * `native` is the adapter's own request (Express: `req`, so `req.session` or `req.user` of the host).
+ */
+export type Authenticate = (request: Pick<CalendarRequest, 'headers' | 'method' | 'path' | 'native'>) =>
   | Principal
   | null
   | undefined

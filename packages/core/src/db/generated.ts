@@ -44,6 +44,7 @@ export interface Events {
   image_id: number | null;
   language: Generated<string>;
   modified_utc: string;
+  origin_uid: string | null;
   password: string | null;
   post_parent: number | null;
   show_map: Generated<boolean>;

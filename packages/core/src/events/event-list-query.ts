@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
+import { eventRelations } from './event.repository.js'
 
 /** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
 export interface DateBounds {
@@ -114,4 +115,42 @@ export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: 
   if (f.include !== undefined) return qb.orderBy('e.date_utc').orderBy('e.id') as Q
   const start = f.frame === 'utc' ? 'e.start_utc' : 'e.start_local'
   return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
+}
+
+/** A list total counted earlier for the same filters, and the database snapshot it was counted in. */
+export interface KnownCount {
+  total: number
+  snapshot: string
+}
+
+/**
+ * One statement for a list page: the page's events with their relations (`eventRelations`), each
+ * row also carrying the filtered `total` and the `snapshot` (`pg_current_snapshot()`) the whole
+ * statement read. At least one row comes back: a page without events is a single row with a null
+ * `id` that still carries the total.
+ *
+ * The total is only counted when `known` does not hold: two equal snapshots (xmin, xmax and the
+ * in-progress ids) see exactly the same committed rows, whoever wrote them, so an equal snapshot
+ * means the earlier count is still the count. The count is an uncorrelated scalar subquery (an
+ * InitPlan), which PostgreSQL evaluates only when the CASE reaches it. Pure: builds, never runs.
+ */
+export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { limit: number; offset: number }, known?: KnownCount) {
+  const base = eventListQuery(db, f)
+  const snapshot = sql<string>`pg_current_snapshot()::text`
+  const count = base.select(sql<number>`count(*)::int`.as('n'))
+  // Same text whether or not a count is known (a snapshot text is never empty).
+  const total = sql<number>`case when ${snapshot} = ${known?.snapshot ?? ''} then ${known?.total ?? 0}::int else (${count}) end`
+  const events = orderEventList(base.selectAll('e'), f).limit(page.limit).offset(page.offset)
+  const query = db
+    .selectNoFrom([total.as('total'), snapshot.as('snapshot')])
+    .as('c')
+  return orderEventList(
+    db
+      .selectFrom(query)
+      .leftJoin(events.as('e'), (join) => join.onTrue())
+      .selectAll('e')
+      .select(['c.total', 'c.snapshot'])
+      .select((eb) => eventRelations(eb as unknown as Parameters<typeof eventRelations>[0])),
+    f,
+  )
 }

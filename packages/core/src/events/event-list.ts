@@ -10,11 +10,34 @@ import { parseTimeInput } from '../shared/time-input.js'
 import { addDaysToDate, addMonthsToWall, nowUtcWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
 import { resolveTermFilter } from '../terms/term-links.js'
 import { eventListArgs } from './event.args.js'
-import { eventListQuery, orderEventList, type DateBounds, type EventListFilters } from './event-list-query.js'
-import { selectEvents } from './event.repository.js'
+import { eventListPageQuery, type DateBounds, type EventListFilters, type KnownCount } from './event-list-query.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
+
+/** A row of the list statement: an event (or, on an empty page, only nulls) plus the total. */
+type PageRow = EventRow & KnownCount
+
+/**
+ * List totals per calendar database, keyed by the filters (which determine the count), each with
+ * the snapshot it was counted in; the list statement reuses one only while the snapshot is
+ * unchanged, so writes from anywhere (this process, another one, raw SQL) are always seen.
+ */
+const listCounts = new WeakMap<Kysely<DB>, Map<string, KnownCount>>()
+const MAX_COUNTS = 1000
+
+function countsOf(db: Kysely<DB>): Map<string, KnownCount> {
+  let counts = listCounts.get(db)
+  if (!counts) listCounts.set(db, (counts = new Map()))
+  return counts
+}
+
+function rememberCount(counts: Map<string, KnownCount>, key: string, known: KnownCount): void {
+  counts.delete(key)
+  counts.set(key, known)
+  // Oldest first out: Map iteration follows insertion order, and a hit re-inserts its key.
+  if (counts.size > MAX_COUNTS) counts.delete(counts.keys().next().value!)
+}
 
 const STRICT_WORDS = new Set(['1', 'true', 'yes', 'on'])
 
@@ -127,17 +150,17 @@ export function eventListOperation(variant: VariantConfig) {
     },
     async run({ input, filters }, ctx) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
-      const base = eventListQuery(ctx.db, filters)
-      const { total } = await base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow()
+      // One statement: the page and its total; the total is recounted only when the data changed.
+      const counts = countsOf(ctx.db)
+      const key = JSON.stringify(filters)
+      const found = (await eventListPageQuery(ctx.db, filters, { limit: p.perPage, offset: p.offset }, counts.get(key)).execute()) as PageRow[]
+      const { total, snapshot } = found[0]!
+      rememberCount(counts, key, { total, snapshot })
       const pages = totalPages(total, p.perPage)
       if (p.page > 1 && p.page > pages) {
         throw new CalendarError('EVENT_ARCHIVE_PAGE_NOT_FOUND', 'The requested event archive page does not exist')
       }
-      let rows: EventRow[] = []
-      if (total > 0) {
-        const pageIds = orderEventList(base.select('e.id'), filters).limit(p.perPage).offset(p.offset)
-        rows = (await orderEventList(selectEvents(ctx.db).where('e.id', 'in', pageIds), filters).execute()) as EventRow[]
-      }
+      const rows = found[0]!.id === null ? [] : found
       const urls = listUrls(`${ctx.urls.rest}/events`, ctx.raw.query, p, pages)
       const body: Record<string, unknown> = { events: rows.map((row) => serializeEvent(row, ctx, { list: true })) }
       body.rest_url = urls.rest_url

@@ -14,6 +14,7 @@ import { isValidTimezone, utcWallToEpochMs, wallToUtc } from '../shared/wall-tim
 import { checkAuthor, checkImageValue, resolveImage, timeToUtc, timeToWall } from '../shared/write-inputs.js'
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
+import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
 /** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B. */
@@ -91,6 +92,7 @@ export async function planEventWrite(
     Object.assign(cols, { cost_values: parts.values, cost_symbol: parts.symbol, cost_position: parts.position })
   }
   if (input.password !== undefined) cols.password = input.password === null || input.password === '' ? null : input.password
+  if (input.origin_uid !== undefined) cols.origin_uid = await checkOriginUid(db, input.origin_uid, existing, ctx)
   const image = input.image === undefined ? undefined : checkImageValue(input.image)
   if (image && 'id' in image) {
     const found = await db.selectFrom('images').select('id').where('id', '=', image.id).executeTakeFirst()
@@ -108,6 +110,28 @@ export async function planEventWrite(
     tags: termItems(input.tags),
     image,
   }
+}
+
+/** `origin_uid` to store: `null` clears; another event of the language holding it is a 400. */
+async function checkOriginUid(db: Kysely<DB>, value: string | null, existing: EventRow | undefined, ctx: CallContext): Promise<string | null> {
+  if (value === null || value === '') return null
+  const holder = await findEventIdByOrigin(db, value, existing?.language ?? ctx.language)
+  if (holder !== undefined && holder !== existing?.id) throw originTaken()
+  return value
+}
+
+function rethrowOriginConflict(err: unknown): never {
+  throw isOriginConflict(err) ? originTaken() : err
+}
+
+function originTaken() {
+  return invalidParam('origin_uid', 'Another event already has this origin_uid.')
+}
+
+/** A concurrent write took the origin id between the check and the write: the same 400. */
+function isOriginConflict(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null
+  return typeof e === 'object' && e !== null && e.code === '23505' && e.constraint === 'events_origin_uid'
 }
 
 async function linkIds(trx: Transaction<DB>, kind: typeof VENUE, refs: LinkRef[], ctx: CallContext): Promise<number[]> {
@@ -156,7 +180,7 @@ export async function applyEventWrite(
   let id: number
   if (existing) {
     id = existing.id
-    await trx.updateTable('events').set({ ...cols, modified_utc: nowWall }).where('id', '=', id).execute()
+    await trx.updateTable('events').set({ ...cols, modified_utc: nowWall }).where('id', '=', id).execute().catch(rethrowOriginConflict)
   } else {
     const row = await trx
       .insertInto('events')
@@ -171,6 +195,7 @@ export async function applyEventWrite(
       })
       .returning('id')
       .executeTakeFirstOrThrow()
+      .catch(rethrowOriginConflict)
     id = row.id
   }
   if (organizerIds !== undefined) {

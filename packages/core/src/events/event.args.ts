@@ -72,6 +72,15 @@ const costValue = arg(z.union([z.string().max(500), z.number(), z.array(z.union(
   type: ['string', 'array'],
 }, { nullable: true })
 
+/**
+ * `origin_uid` (extension): the external id the event was imported from, e.g. an iCalendar UID.
+ * Unique per language; `""` or `null` clears it. Shown in `global_id_lineage` after the global id.
+ */
+const originUidArg = arg(z.string().max(1000), { type: 'string' }, {
+  nullable: true,
+  description: 'Extension: external id the event was imported from (e.g. an iCalendar UID); unique per language, "" or null clears it.',
+})
+
 const timezoneArg = arg(z.string().max(64), { type: 'string' }, { description: 'Event time zone (IANA name or UTC±h).' })
 
 /** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
@@ -101,5 +110,6 @@ export function eventWriteArgs(forCreate: boolean): ArgsRecord {
     tags: termValue,
     venue: venueValue,
     organizer: organizerValue,
+    origin_uid: originUidArg,
   }
 }

@@ -7,7 +7,7 @@ import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import { eventWriteArgs } from './event.args.js'
-import { findEventIdBySlug, findEventRow, postTypeOf } from './event.repository.js'
+import { findEventIdByOrigin, findEventIdBySlug, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
 
@@ -64,6 +64,26 @@ export function eventReadOperation(locator: Locator, variant: VariantConfig) {
         throw new CalendarError('EVENT_PASSWORD_PROTECTED', 'The requested event is password protected')
       }
       return { body: serializeEvent(row, ctx, { single: true, unlocked: true }) }
+    },
+  })
+}
+
+/**
+ * Script API only (no route): the event imported from an origin id (`origin_uid`) in the active
+ * language, or `undefined` when there is none or the caller may not see it. Trashed events are
+ * returned to callers who may edit them (an importer must not recreate what was deleted), and
+ * password-protected ones only to callers who may edit them.
+ */
+export function eventByOriginOperation() {
+  return defineOperation({
+    args: { origin_uid: args.shortText(1000, { required: true, description: 'Origin id of the event.' }) },
+    async run(input, ctx) {
+      const id = await findEventIdByOrigin(ctx.db, input.origin_uid!, ctx.language)
+      const row = id === undefined ? undefined : await findEventRow(ctx.db, id)
+      if (!row) return { body: undefined }
+      const editable = canEditItem(ctx.principal, row)
+      const visible = row.status === 'trash' || row.password ? editable : canReadItem(ctx.principal, row)
+      return { body: visible ? serializeEvent(row, ctx, { single: true, unlocked: true }) : undefined }
     },
   })
 }

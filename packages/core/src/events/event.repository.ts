@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely'
+import type { ExpressionBuilder, Kysely, SelectQueryBuilder, Transaction } from 'kysely'
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { DB } from '../db/generated.js'
 import { imageJson } from '../linked/linked.repository.js'
@@ -12,40 +12,42 @@ type Db = Kysely<DB> | Transaction<DB>
  * whatever its size.
  */
 export function selectEvents(db: Db) {
-  return db
-    .selectFrom('events as e')
-    .selectAll('e')
-    .select((eb) => [
-      imageJson(eb, 'e.image_id').as('image'),
-      jsonObjectFrom(
-        eb
-          .selectFrom('venues as v')
-          .selectAll('v')
-          .select((vb) => imageJson(vb, 'v.image_id').as('image'))
-          .whereRef('v.id', '=', 'e.venue_id')
-          .where('v.status', '<>', 'trash'),
-      ).as('venue'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('event_organizers as eo')
-          .innerJoin('organizers as o', 'o.id', 'eo.organizer_id')
-          .selectAll('o')
-          .select((ob) => imageJson(ob, 'o.image_id').as('image'))
-          .whereRef('eo.event_id', '=', 'e.id')
-          .where('o.status', '<>', 'trash')
-          .orderBy('eo.position')
-          .orderBy('o.id'),
-      ).as('organizers'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('event_terms as et')
-          .innerJoin('terms as t', 't.id', 'et.term_id')
-          .select(['t.id', 't.taxonomy', 't.name', 't.slug', 't.description', 't.parent_id', 't.count'])
-          .whereRef('et.event_id', '=', 'e.id')
-          .orderBy('t.name')
-          .orderBy('t.id'),
-      ).as('terms'),
-    ])
+  return db.selectFrom('events as e').selectAll('e').select(eventRelations)
+}
+
+/** The relations of the event row `e` as JSON columns: `image`, `venue`, `organizers`, `terms`. */
+export function eventRelations(eb: ExpressionBuilder<DB & { e: DB['events'] }, 'e'>) {
+  return [
+    imageJson(eb, 'e.image_id').as('image'),
+    jsonObjectFrom(
+      eb
+        .selectFrom('venues as v')
+        .selectAll('v')
+        .select((vb) => imageJson(vb, 'v.image_id').as('image'))
+        .whereRef('v.id', '=', 'e.venue_id')
+        .where('v.status', '<>', 'trash'),
+    ).as('venue'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('event_organizers as eo')
+        .innerJoin('organizers as o', 'o.id', 'eo.organizer_id')
+        .selectAll('o')
+        .select((ob) => imageJson(ob, 'o.image_id').as('image'))
+        .whereRef('eo.event_id', '=', 'e.id')
+        .where('o.status', '<>', 'trash')
+        .orderBy('eo.position')
+        .orderBy('o.id'),
+    ).as('organizers'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('event_terms as et')
+        .innerJoin('terms as t', 't.id', 'et.term_id')
+        .select(['t.id', 't.taxonomy', 't.name', 't.slug', 't.description', 't.parent_id', 't.count'])
+        .whereRef('et.event_id', '=', 'e.id')
+        .orderBy('t.name')
+        .orderBy('t.id'),
+    ).as('terms'),
+  ]
 }
 
 /** One event with relations, any status; `undefined` when the id is not an event. */
@@ -88,3 +90,17 @@ export async function postTypeOf(db: Db, id: number): Promise<'event' | 'venue' 
 
 /** A query builder over events, for the list. */
 export type EventQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
+
+/**
+ * The event imported from an external origin id (`origin_uid`) in a language, any status, trash
+ * included; `undefined` when none. The unique index `events_origin_uid` makes it at most one.
+ */
+export async function findEventIdByOrigin(db: Db, originUid: string, language: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('language', '=', language)
+    .where('origin_uid', '=', originUid)
+    .executeTakeFirst()
+  return row?.id
+}

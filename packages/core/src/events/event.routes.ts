@@ -2,6 +2,7 @@ import type { VariantConfig } from '../config/variants.js'
 import type { RouteDef } from '../http/routes.js'
 import { eventListOperation } from './event-list.js'
 import {
+  eventByOriginOperation,
   eventCreateOperation,
   eventDeleteOperation,
   eventReadOperation,
@@ -19,6 +20,8 @@ export function eventOperations(variant: VariantConfig) {
     updateBySlug: eventUpdateOperation('slug', variant),
     delete: eventDeleteOperation('id', variant),
     deleteBySlug: eventDeleteOperation('slug', variant),
+    /** Script API only; no route serves it. */
+    getByOrigin: eventByOriginOperation(),
   }
 }
 

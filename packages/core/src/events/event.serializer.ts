@@ -29,6 +29,8 @@ export interface EventRow extends PostRow {
   featured: boolean
   venue_id: number | null
   language: string
+  /** External id the event was imported from (extension); `null` for native events. */
+  origin_uid: string | null
   image: ImageRow | null
   venue: LinkedRow | null
   organizers: LinkedRow[] | null
@@ -67,7 +69,8 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const event: Record<string, unknown> = {
     id: row.id,
     global_id: gid,
-    global_id_lineage: [gid],
+    // The global id, then the origin the event was imported from (extension: `origin_uid`).
+    global_id_lineage: row.origin_uid ? [gid, row.origin_uid] : [gid],
     author: authorString(row.author_id),
     status: row.status,
     ...postDates(row, ctx.options.siteTimezone),

@@ -15,6 +15,11 @@ export interface CalendarRequest {
   origin?: string
   /** Path prefix the host mounted the calendar under (`/api`), used for `rest_url`s. */
   mountPath?: string
+  /**
+   * The framework's own request object (the Express adapter passes its `req`). The calendar never
+   * reads it; it is there for an `authenticate` hook that needs the host's session or user.
+   */
+  native?: unknown
 }
 
 /** A framework-neutral HTTP response. */

@@ -1,9 +1,14 @@
 import type { Migration, MigrationProvider } from 'kysely'
 import { initialSchema } from './0001-initial-schema.js'
+import { eventOrigin } from './0002-event-origin.js'
+import { listPerformance } from './0003-list-performance.js'
 
-// Listed in code, not read from a folder, so the migrations survive bundling.
+// Listed in code, not read from a folder, so the migrations survive bundling. Kysely runs them in
+// name order; keep the entries sorted by name.
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
+  '0002-event-origin': eventOrigin,
+  '0003-list-performance': listPerformance,
 }
 
 /** Kysely migration provider over the ordered, in-code migration list. */

@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+// CPU time from /proc (Linux): where the machine's cycles went during a measurement, so the
+// report can say what limits a figure (server, PostgreSQL, the load generator or something else).
+
+const TICK_MS = 10 // USER_HZ is 100 on Linux
+
+function processTicks(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12]) // utime + stime
+  } catch {
+    return 0
+  }
+}
+
+function postgresTicks(): number {
+  let sum = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') sum += processTicks(entry)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum
+}
+
+function machineTicks(): { busy: number; all: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    const idle = (line[3] ?? 0) + (line[4] ?? 0)
+    const all = line.slice(0, 8).reduce((a, b) => a + b, 0)
+    return { busy: all - idle, all }
+  } catch {
+    return { busy: 0, all: 0 }
+  }
+}
+
+export interface CpuMark {
+  server: number
+  bench: number
+  postgres: number
+  machine: { busy: number; all: number }
+}
+
+export function cpuMark(serverPid: number): CpuMark {
+  return { server: processTicks(serverPid), bench: processTicks(process.pid), postgres: postgresTicks(), machine: machineTicks() }
+}
+
+/** CPU milliseconds per request by consumer, and how busy the machine was (1 = every core). */
+export interface CpuPerRequest {
+  server: number
+  postgres: number
+  loadgen: number
+  other: number
+  busy: number
+}
+
+export function cpuPerRequest(a: CpuMark, b: CpuMark, requests: number): CpuPerRequest {
+  const per = (ticks: number) => (requests > 0 ? (ticks * TICK_MS) / requests : 0)
+  const server = b.server - a.server
+  const bench = b.bench - a.bench
+  const postgres = b.postgres - a.postgres
+  const busy = b.machine.busy - a.machine.busy
+  const all = b.machine.all - a.machine.all
+  return {
+    server: per(server),
+    postgres: per(postgres),
+    loadgen: per(bench),
+    other: per(Math.max(0, busy - server - bench - postgres)),
+    busy: all > 0 ? busy / all : 0,
+  }
+}

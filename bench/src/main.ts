@@ -1,0 +1,202 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bareHttpCeiling, captureListSql, captureResponse, sqlCeiling } from './ceilings.js'
+import { dropDatabase } from './db.js'
+import { measure } from './load.js'
+import { machine, parseOptions, type BenchOptions } from './options.js'
+import { preparePglite, preparePostgres } from './prepare.js'
+import * as report from './report.js'
+import type { RunResults, ScenarioResult } from './report.js'
+import { scenarios, type Scenario, type Targets } from './scenarios.js'
+import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
+
+const started = performance.now()
+const opts = parseOptions(process.argv.slice(2))
+const runOpts = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup }
+
+if (!existsSync(SERVER_MAIN)) {
+  console.error(`No production build at ${SERVER_MAIN}. Run \`pnpm bench\` (it builds first), or build with\n  pnpm build && pnpm --filter @cal-events/example-server build`)
+  process.exit(1)
+}
+
+const results: RunResults = {
+  startedAt: new Date().toISOString(),
+  command: `pnpm bench${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
+  machine: {
+    ...machine(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory: `${Math.round(totalmem() / 2 ** 30)} GB`,
+    'load average at start': loadavg().map((l) => l.toFixed(2)).join(' '),
+  },
+  options: { ...opts } as unknown as Record<string, unknown>,
+  targets: [],
+  seconds: 0,
+}
+
+console.log(`cal-events bench: ${results.machine.cores} cores, ${results.machine.cpu}, node ${results.machine.node}, load ${results.machine['load average at start']}`)
+console.log(`${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per scenario\n`)
+
+/** Extra, beyond the issue's list: a new date window on every request, so the count is never cached. */
+function uncachedList(t: Targets): Scenario {
+  const start = new Date(`${t.window.start}T00:00:00Z`).getTime() - 30 * 86_400_000
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+  return {
+    name: 'list-uncached',
+    title: 'default list, new window per request',
+    spec: {
+      path: '/events',
+      next: (i) => {
+        const from = start + (i % 730) * 86_400_000
+        const to = from + (30 + (Math.floor(i / 730) % 700)) * 86_400_000
+        return { path: `/events?start_date=${day(from)}&end_date=${day(to)}` }
+      },
+    },
+  }
+}
+
+function selected(all: Scenario[], names: string[] | undefined): Scenario[] {
+  if (!names) return all
+  const unknown = names.filter((n) => !all.some((s) => s.name === n))
+  if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`)
+  return all.filter((s) => names.includes(s.name))
+}
+
+async function runScenarios(server: RunningServer, list: Scenario[], label: string): Promise<ScenarioResult[]> {
+  const out: ScenarioResult[] = []
+  console.log(`\n${label}`)
+  console.log(report.scenarioLine(report.SCENARIO_HEADER))
+  for (const s of list) {
+    const r = { name: s.name, title: s.title, ...(await measure(server, s.spec, { ...runOpts, stats: true })) }
+    out.push(r)
+    console.log(report.scenarioLine(report.scenarioRow(r)))
+  }
+  return out
+}
+
+/** SQL statements of single list requests at several per_page values (and one with a new filter). */
+async function statementProbe(server: RunningServer): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  const probes: [string, string][] = [
+    ['per_page=1', '/events?per_page=1'],
+    ['per_page=5', '/events?per_page=5'],
+    ['per_page=50', '/events?per_page=50'],
+    ['per_page=50, new filter', `/events?per_page=50&start_date=2020-02-${String(1 + (Date.now() % 28)).padStart(2, '0')}`],
+  ]
+  for (const [name, path] of probes) {
+    const before = await serverStats(server)
+    const res = await fetch(`${server.base}${path}`)
+    if (!res.ok) throw new Error(`${path} answered ${res.status}`)
+    await res.arrayBuffer()
+    const after = await serverStats(server)
+    out[name] = after.queries - before.queries
+  }
+  return out
+}
+
+async function postgresRun(o: BenchOptions): Promise<void> {
+  const name = `cal_bench_${o.events}`
+  console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events into ${name}…`)
+  const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse)
+  console.log(report.seedLine(o.events, db.migrate, db.timings))
+  const server = await startCalendarServer(db.url)
+  const all = [...scenarios(db.targets)]
+  all.splice(4, 0, uncachedList(db.targets))
+  const chosen = selected(all, o.scenarios)
+  const reads = chosen.filter((s) => s.spec.method !== 'POST')
+  const writes = chosen.filter((s) => s.spec.method === 'POST')
+  try {
+    const statementsByPerPage = await statementProbe(server)
+    console.log(`statements per list request: ${Object.entries(statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    const captured = await captureResponse(server, '/events')
+    const scenarioResults = await runScenarios(server, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
+    results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
+    if (!o.skipCeilings) {
+      console.log('\nceilings (same machine, same concurrency)')
+      const bare = await bareHttpCeiling(captured, runOpts)
+      console.log(`  bare node:http, same ${captured.body.length} bytes: ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`)
+      const sqlText = await captureListSql(db.url)
+      const sql = await sqlCeiling(db.url, sqlText.warm, runOpts)
+      console.log(`  list SQL via pg, ${sql.statements} statement(s) as a warm request issues them: ${sql.requestsPerSecond.toFixed(0)} req/s (${sql.statementsPerSecond.toFixed(0)} statements/s), p50 ${sql.p50.toFixed(1)} ms, p99 ${sql.p99.toFixed(1)} ms`)
+      let sqlUncached
+      if (sqlText.first.length !== sqlText.warm.length) {
+        sqlUncached = await sqlCeiling(db.url, sqlText.first, runOpts)
+        console.log(`  list SQL via pg, ${sqlUncached.statements} statements as a first request issues them: ${sqlUncached.requestsPerSecond.toFixed(0)} req/s, p50 ${sqlUncached.p50.toFixed(1)} ms, p99 ${sqlUncached.p99.toFixed(1)} ms`)
+      }
+      const lower = Math.min(bare.rps, sql.requestsPerSecond)
+      const list = scenarioResults.find((s) => s.name === 'list')
+      const fraction = list ? list.rps / lower : NaN
+      if (list) console.log(`  default list: ${list.rps.toFixed(0)} req/s = ${(fraction * 100).toFixed(0)}% of the lower ceiling (${lower.toFixed(0)} req/s)`)
+      results.postgres.ceilings = {
+        bare,
+        sql: { ...sql, sql: sqlText.warm.map((s) => s.text) },
+        ...(sqlUncached ? { sqlUncached: { ...sqlUncached, sql: sqlText.first.map((s) => s.text) } } : {}),
+        lower,
+        fraction,
+      }
+    }
+    if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, writes, 'writes')))
+  } finally {
+    await server.stop()
+    if (!o.keep && !o.reuse) await dropDatabase(o.adminUrl, name)
+  }
+}
+
+async function scalingRun(o: BenchOptions): Promise<void> {
+  const large = results.postgres
+  if (!large) return
+  const name = `cal_bench_${o.scalingEvents}`
+  console.log(`\nScaling: seeding ${o.scalingEvents.toLocaleString('en-US')} events into ${name}…`)
+  const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse)
+  console.log(report.seedLine(o.scalingEvents, db.migrate, db.timings))
+  const server = await startCalendarServer(db.url)
+  try {
+    const chosen = scenarios(db.targets).filter((s) => s.name === 'list' || s.name === 'search')
+    const small = await runScenarios(server, chosen, `PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`)
+    results.scaling = { small: o.scalingEvents, large: large.events, scenarios: [] }
+    for (const s of small) {
+      const l = large.scenarios.find((x) => x.name === s.name)
+      if (!l) continue
+      results.scaling.scenarios.push({ name: s.name, small: s, large: l, p50Ratio: l.p50 / s.p50, p99Ratio: l.p99 / s.p99 })
+    }
+    console.log(
+      report.table(
+        ['scenario', 'p50 ratio', 'p99 ratio'],
+        results.scaling.scenarios.map((x) => [`${x.name} (${large.events} / ${o.scalingEvents})`, `${x.p50Ratio.toFixed(2)}x`, `${x.p99Ratio.toFixed(2)}x`]),
+      ),
+    )
+  } finally {
+    await server.stop()
+    if (!o.keep && !o.reuse) await dropDatabase(o.adminUrl, name)
+  }
+}
+
+async function pgliteRun(o: BenchOptions): Promise<void> {
+  const dataDir = fileURLToPath(new URL(`../.data/pglite-${o.pgliteEvents}`, import.meta.url))
+  console.log(`\nPGlite: seeding ${o.pgliteEvents.toLocaleString('en-US')} events into ${dataDir}…`)
+  const db = await preparePglite(dataDir, o.pgliteEvents)
+  console.log(report.seedLine(o.pgliteEvents, db.migrate, db.timings))
+  const server = await startCalendarServer({ dataDir })
+  try {
+    const chosen = selected(scenarios(db.targets), o.scenarios)
+    const rows = await runScenarios(server, chosen, `PGlite, ${o.pgliteEvents.toLocaleString('en-US')} events`)
+    results.pglite = { events: o.pgliteEvents, migrate: db.migrate, seed: db.timings, scenarios: rows }
+  } finally {
+    await server.stop()
+  }
+}
+
+try {
+  await postgresRun(opts)
+  if (!opts.skipScaling) await scalingRun(opts)
+  if (!opts.skipPglite) await pgliteRun(opts)
+} finally {
+  results.seconds = (performance.now() - started) / 1000
+  results.targets = report.targets(results)
+  mkdirSync(dirname(opts.out), { recursive: true })
+  writeFileSync(opts.out, JSON.stringify(results, null, 2))
+  writeFileSync(opts.out.replace(/\.json$/, '.md'), report.markdown(results))
+  console.log(`\n${report.targetLines(results.targets)}`)
+  console.log(`\nTotal ${(results.seconds / 60).toFixed(1)} min. Results: ${opts.out} (and .md)`)
+}

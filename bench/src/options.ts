@@ -1,0 +1,99 @@
+import { availableParallelism } from 'node:os'
+
+/** What one `pnpm bench` run does. Flags win over environment variables, which win over defaults. */
+export interface BenchOptions {
+  /** Events seeded for the main PostgreSQL run. */
+  events: number
+  /** Scenario names to run (all by default). */
+  scenarios: string[] | undefined
+  /** Seconds measured per scenario. */
+  duration: number
+  /** Seconds of warm-up load before each measurement (not recorded). */
+  warmup: number
+  connections: number
+  /** Events of the small database of the scaling run. */
+  scalingEvents: number
+  /** Events of the PGlite run. */
+  pgliteEvents: number
+  skipPglite: boolean
+  skipScaling: boolean
+  skipCeilings: boolean
+  /** PostgreSQL server URL (any database); bench databases are created next to it. */
+  adminUrl: string
+  /** Keep the seeded databases after the run (dropped by default). */
+  keep: boolean
+  /** Reuse the PostgreSQL databases a `--keep` run left (no seeding; for iterating on the server). */
+  reuse: boolean
+  /** Where the JSON results go. */
+  out: string
+}
+
+const HELP = `Usage: pnpm bench [options]
+
+  --events N          events in the main PostgreSQL database (default 1000000; env BENCH_EVENTS)
+  --scenarios a,b     only these scenarios (default all; env BENCH_SCENARIOS)
+  --duration S        seconds measured per scenario (default 10; env BENCH_DURATION)
+  --warmup S          seconds of warm-up per scenario (default 3; env BENCH_WARMUP)
+  --connections N     concurrent connections (default 32; env BENCH_CONNECTIONS)
+  --scaling-events N  events of the scaling run's small database (default 10000)
+  --pglite-events N   events of the PGlite run (default 100000; env BENCH_PGLITE_EVENTS)
+  --skip-pglite       no PGlite run (env BENCH_SKIP_PGLITE=1)
+  --skip-scaling      no scaling run (env BENCH_SKIP_SCALING=1)
+  --skip-ceilings     no ceiling measurements (env BENCH_SKIP_CEILINGS=1)
+  --keep              keep the bench databases afterwards
+  --reuse             reuse databases kept by an earlier --keep run instead of seeding (iteration aid)
+  --out FILE          JSON results (default bench/results/latest.json)
+
+  DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
+`
+
+function num(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value.replace(/[_,]/g, '').replace(/k$/i, '000').replace(/m$/i, '000000'))
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}: expected a positive number, got ${JSON.stringify(value)}`)
+  return n
+}
+
+const truthy = (v: string | undefined) => v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())
+
+/** Parses `argv` (after the script name) and the environment. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const flags = new Map<string, string>()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') continue
+    if (arg === '--help' || arg === '-h') {
+      console.log(HELP)
+      process.exit(0)
+    }
+    if (!arg.startsWith('--')) throw new Error(`Unexpected argument ${arg}\n\n${HELP}`)
+    const [key, inline] = arg.slice(2).split('=', 2) as [string, string | undefined]
+    const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
+    flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
+  }
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'keep', 'reuse', 'out']
+  for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
+  const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
+  const scenarios = get('scenarios', 'BENCH_SCENARIOS')
+  return {
+    events: Math.round(num('--events', get('events', 'BENCH_EVENTS'), 1_000_000)),
+    scenarios: scenarios ? scenarios.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    duration: num('--duration', get('duration', 'BENCH_DURATION'), 10),
+    warmup: num('--warmup', get('warmup', 'BENCH_WARMUP'), 3),
+    connections: Math.round(num('--connections', get('connections', 'BENCH_CONNECTIONS'), 32)),
+    scalingEvents: Math.round(num('--scaling-events', get('scaling-events', 'BENCH_SCALING_EVENTS'), 10_000)),
+    pgliteEvents: Math.round(num('--pglite-events', get('pglite-events', 'BENCH_PGLITE_EVENTS'), 100_000)),
+    skipPglite: truthy(get('skip-pglite', 'BENCH_SKIP_PGLITE')),
+    skipScaling: truthy(get('skip-scaling', 'BENCH_SKIP_SCALING')),
+    skipCeilings: truthy(get('skip-ceilings', 'BENCH_SKIP_CEILINGS')),
+    adminUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    keep: truthy(get('keep', 'BENCH_KEEP')),
+    reuse: truthy(get('reuse', 'BENCH_REUSE')),
+    out: get('out', 'BENCH_OUT') ?? new URL('../results/latest.json', import.meta.url).pathname,
+  }
+}
+
+/** The machine, for the report. */
+export function machine(): { cores: number; node: string; platform: string } {
+  return { cores: availableParallelism(), node: process.version, platform: `${process.platform} ${process.arch}` }
+}

@@ -1,0 +1,162 @@
+import type { SqlCeiling } from './ceilings.js'
+import type { LoadResult } from './load.js'
+import type { SeedTimings } from './seed.js'
+
+export interface ScenarioResult extends LoadResult {
+  name: string
+  title: string
+}
+
+export interface RunResults {
+  startedAt: string
+  command: string
+  machine: Record<string, unknown>
+  options: Record<string, unknown>
+  postgres?: {
+    events: number
+    migrate: number
+    seed: SeedTimings
+    statementsByPerPage: Record<string, number>
+    scenarios: ScenarioResult[]
+    ceilings?: {
+      bare: LoadResult
+      sql: SqlCeiling & { sql: string[] }
+      sqlUncached?: SqlCeiling & { sql: string[] }
+      lower: number
+      fraction: number
+    }
+  }
+  scaling?: { small: number; large: number; scenarios: { name: string; small: ScenarioResult; large: ScenarioResult; p50Ratio: number; p99Ratio: number }[] }
+  pglite?: { events: number; migrate: number; seed: SeedTimings; scenarios: ScenarioResult[] }
+  targets: Target[]
+  seconds: number
+}
+
+export interface Target {
+  name: string
+  goal: string
+  value: string
+  met: boolean | undefined
+}
+
+const f = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits))
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)}`
+
+export const SCENARIO_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'RSS MB', 'non-2xx/err', 'CPU ms/req srv+pg+gen', 'busy']
+
+const WIDTHS = [38, 8, 8, 8, 8, 7, 12, 22, 5]
+
+/** One line of the live scenario table (fixed widths, so lines print as results arrive). */
+export function scenarioLine(cells: string[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join('  ')
+}
+
+export function scenarioRow(r: ScenarioResult): string[] {
+  const c = r.cpu
+  return [
+    r.title, f(r.rps, 0), f(r.p50, 1), f(r.p99, 1), f(r.sqlPerRequest, 2), mb(r.rssPeak), `${r.non2xx}/${r.errors}`,
+    `${f(c.server, 2)}+${f(c.postgres, 2)}+${f(c.loadgen, 2)}`, `${f(c.busy * 100, 0)}%`,
+  ]
+}
+
+/** A plain-text table, columns padded (first left-aligned, the rest right-aligned). */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
+}
+
+/** The same table in Markdown. */
+export function markdownTable(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n')
+}
+
+export function seedLine(events: number, migrate: number, t: SeedTimings): string {
+  return (
+    `seeded ${events.toLocaleString('en-US')} events in ${f(t.total)} s ` +
+    `(base ${f(t.base)} s, load ${f(t.load)} s, indexes ${f(t.index)} s, counts+vacuum+analyze ${f(t.finish)} s; migrations ${f(migrate, 2)} s)`
+  )
+}
+
+/** Evaluates the issue's targets against the results. */
+export function targets(r: RunResults): Target[] {
+  const out: Target[] = []
+  const pgRun = r.postgres
+  const list = pgRun?.scenarios.find((s) => s.name === 'list')
+  if (pgRun?.ceilings && list) {
+    out.push({ name: 'default list vs lower ceiling', goal: '>= 50%', value: `${f(pgRun.ceilings.fraction * 100, 0)}%`, met: pgRun.ceilings.fraction >= 0.5 })
+  }
+  if (list) out.push({ name: 'default list p99', goal: '<= 25 ms', value: `${f(list.p99)} ms`, met: list.p99 <= 25 })
+  if (pgRun) {
+    const lists = pgRun.scenarios.filter((s) => s.name.startsWith('list') || s.name === 'search')
+    const perPage = Object.values(pgRun.statementsByPerPage)
+    const worst = Math.max(...lists.map((s) => s.sqlPerRequest ?? 0), ...perPage)
+    out.push({ name: 'SQL statements per list request (any per_page)', goal: '<= 3', value: f(worst, 2), met: worst <= 3 })
+  }
+  for (const s of r.scaling?.scenarios ?? []) {
+    const worst = Math.max(s.p50Ratio, s.p99Ratio)
+    out.push({
+      name: `${s.name} latency ${r.scaling!.large.toLocaleString('en-US')} / ${r.scaling!.small.toLocaleString('en-US')} events`,
+      goal: '<= 1.5x',
+      value: `p50 ${f(s.p50Ratio, 2)}x, p99 ${f(s.p99Ratio, 2)}x`,
+      met: worst <= 1.5,
+    })
+  }
+  if (pgRun) {
+    const note = pgRun.events === 1_000_000 ? '' : ` (${pgRun.events.toLocaleString('en-US')} events)`
+    out.push({ name: `seeding${note}`, goal: '<= 60 s for 1M', value: `${f(pgRun.seed.total)} s`, met: pgRun.events >= 1_000_000 ? pgRun.seed.total <= 60 : undefined })
+    const rss = Math.max(...pgRun.scenarios.map((s) => s.rssPeak))
+    out.push({ name: 'server RSS under load (peak)', goal: '<= 200 MB', value: `${mb(rss)} MB`, met: rss <= 200 * 1024 * 1024 })
+  }
+  return out
+}
+
+export function targetLines(ts: Target[]): string {
+  return table(
+    ['target', 'goal', 'measured', 'met'],
+    ts.map((t) => [t.name, t.goal, t.value, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO']),
+  )
+}
+
+/** Markdown of a whole run, for BENCHMARKS.md. */
+export function markdown(r: RunResults): string {
+  const parts: string[] = []
+  parts.push(`Run ${r.startedAt}, ${f(r.seconds / 60)} min: \`${r.command}\``)
+  parts.push(`Machine: ${Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join(', ')}`)
+  if (r.postgres) {
+    const p = r.postgres
+    parts.push(`### PostgreSQL, ${p.events.toLocaleString('en-US')} events\n\n${seedLine(p.events, p.migrate, p.seed)}`)
+    parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
+    parts.push(`Statements per list request by per_page: ${Object.entries(p.statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    if (p.ceilings) {
+      const c = p.ceilings
+      const rows = [
+        ['bare node:http, same bytes', f(c.bare.rps, 0), f(c.bare.p50), f(c.bare.p99)],
+        [`list SQL via pg (${c.sql.statements} statement(s), as issued warm)`, f(c.sql.requestsPerSecond, 0), f(c.sql.p50), f(c.sql.p99)],
+      ]
+      if (c.sqlUncached) {
+        rows.push([`list SQL via pg (${c.sqlUncached.statements} statements, first request)`, f(c.sqlUncached.requestsPerSecond, 0), f(c.sqlUncached.p50), f(c.sqlUncached.p99)])
+      }
+      parts.push(`#### Ceilings\n\n${markdownTable(['ceiling', 'req/s', 'p50 ms', 'p99 ms'], rows)}`)
+      parts.push(`Default list: ${f(p.scenarios.find((s) => s.name === 'list')?.rps, 0)} req/s = **${f(c.fraction * 100, 0)}%** of the lower ceiling (${f(c.lower, 0)} req/s).`)
+    }
+  }
+  if (r.scaling) {
+    const s = r.scaling
+    parts.push(
+      `### Scaling: ${s.small.toLocaleString('en-US')} vs ${s.large.toLocaleString('en-US')} events\n\n` +
+        markdownTable(
+          ['scenario', `p50 ${s.small}`, `p50 ${s.large}`, 'p50 ratio', `p99 ${s.small}`, `p99 ${s.large}`, 'p99 ratio', `req/s ${s.small}`, `req/s ${s.large}`],
+          s.scenarios.map((x) => [x.name, f(x.small.p50), f(x.large.p50), f(x.p50Ratio, 2), f(x.small.p99), f(x.large.p99), f(x.p99Ratio, 2), f(x.small.rps, 0), f(x.large.rps, 0)]),
+        ),
+    )
+  }
+  if (r.pglite) {
+    const p = r.pglite
+    parts.push(`### PGlite (embedded), ${p.events.toLocaleString('en-US')} events\n\n${seedLine(p.events, p.migrate, p.seed)}`)
+    parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
+  }
+  parts.push(`### Targets\n\n${markdownTable(['target', 'goal', 'measured', 'met'], r.targets.map((t) => [t.name, t.goal, t.value, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**']))}`)
+  return parts.join('\n\n') + '\n'
+}

@@ -1,0 +1,106 @@
+import type { SqlSession } from './db.js'
+import type { LoadSpec } from './load.js'
+import type { SeedLayout } from './seed.js'
+import { ADMIN_TOKEN } from './server.js'
+
+/** Ids and slugs the scenarios address, read from the seeded database. */
+export interface Targets {
+  eventIds: number[]
+  eventSlugs: string[]
+  venueId: number
+  categorySlug: string
+  searchWord: string
+  organizerIds: number[]
+  categoryIds: number[]
+  tagIds: number[]
+  /** `YYYY-MM-DD` bounds of the date-window scenario. */
+  window: { start: string; end: string }
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10)
+
+export async function pickTargets(session: SqlSession, layout: SeedLayout): Promise<Targets> {
+  // Published, unprotected events spread over the whole id range: what by-id/by-slug readers hit.
+  const step = Math.max(1, Math.floor(layout.events / 2000))
+  const events = await session.query<{ id: number; slug: string }>(
+    `select id, slug from events where status = 'publish' and password is null and (id - $1) % $2 = 0 order by id limit 1000`,
+    [layout.firstEventId, step],
+  )
+  // A venue of middling popularity among those with upcoming events.
+  const venues = await session.query<{ venue_id: number }>(
+    `select venue_id from events where venue_id is not null and status = 'publish' and start_local >= now()
+      group by venue_id order by count(*) desc, venue_id limit 1 offset 20`,
+  )
+  const now = new Date(`${layout.now.replace(' ', 'T')}Z`)
+  return {
+    eventIds: events.map((e) => e.id),
+    eventSlugs: events.map((e) => e.slug),
+    venueId: venues[0]?.venue_id ?? 1,
+    categorySlug: 'jazz',
+    searchWord: 'jazz',
+    organizerIds: [layout.firstOrganizerId + 3, layout.firstOrganizerId + 42],
+    categoryIds: [14, 2],
+    tagIds: [layout.firstTagId + 5, layout.firstTagId + 17],
+    window: { start: day(new Date(now.getTime() + 30 * 86_400_000)), end: day(new Date(now.getTime() + 90 * 86_400_000)) },
+  }
+}
+
+export interface Scenario {
+  name: string
+  title: string
+  spec: LoadSpec
+}
+
+/** The scenarios of the issue, in run order (writes last, so reads see the seeded data only). */
+export function scenarios(t: Targets): Scenario[] {
+  const runTag = Date.now().toString(36)
+  return [
+    { name: 'list', title: 'default event list', spec: { path: '/events' } },
+    {
+      name: 'list-window-category',
+      title: 'date window + category',
+      spec: { path: `/events?start_date=${t.window.start}&end_date=${t.window.end}&categories=${t.categorySlug}` },
+    },
+    { name: 'search', title: 'search', spec: { path: `/events?search=${t.searchWord}` } },
+    { name: 'list-venue', title: 'venue filter', spec: { path: `/events?venue=${t.venueId}` } },
+    {
+      name: 'event-id',
+      title: 'single event by id',
+      spec: { path: `/events/${t.eventIds[0]}`, next: (i) => ({ path: `/events/${t.eventIds[i % t.eventIds.length]}` }) },
+    },
+    {
+      name: 'event-slug',
+      title: 'single event by slug',
+      spec: {
+        path: `/events/by-slug/${t.eventSlugs[0]}`,
+        next: (i) => ({ path: `/events/by-slug/${t.eventSlugs[i % t.eventSlugs.length]}` }),
+      },
+    },
+    { name: 'venues', title: 'venue list', spec: { path: '/venues' } },
+    { name: 'categories', title: 'category list', spec: { path: '/categories' } },
+    {
+      name: 'create',
+      title: 'event creation',
+      spec: {
+        method: 'POST',
+        path: '/events',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        next: (i) => ({
+          path: '/events',
+          body: JSON.stringify({
+            title: `Bench Meetup ${runTag} ${i}`,
+            description: 'Created by the benchmark. Doors open at seven.',
+            start_date: `${t.window.start} 18:00:00`,
+            end_date: `${t.window.start} 21:00:00`,
+            timezone: 'Europe/Berlin',
+            venue: t.venueId,
+            organizer: t.organizerIds,
+            categories: t.categoryIds,
+            tags: t.tagIds,
+            cost: '$10',
+          }),
+        }),
+      },
+    },
+  ]
+}

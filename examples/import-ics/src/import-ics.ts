@@ -1,0 +1,295 @@
+/**
+ * Imports the VEVENTs of an iCalendar (.ics) text into a calendar through its script API.
+ *
+ * - Each event is stored with `origin_uid` = its UID, so `calendar.events.getByOrigin()` finds it
+ *   again: a re-run updates the events it imported before and creates none twice.
+ * - Recurring events (RRULE/RDATE, minus EXDATE, with RECURRENCE-ID overrides) are EXPANDED into
+ *   one calendar event per occurrence, each with origin `UID#RECURRENCE-ID` (e.g.
+ *   `reading-circle@library.example#20270104T180000`). Series with COUNT or UNTIL are expanded
+ *   fully (at most `maxOccurrences`); open-ended series up to `horizon`.
+ * - LOCATION becomes the venue ("Name, street, city": first part the name, last part the city,
+ *   the rest the address) and ORGANIZER the organizer (CN as the name, the mailto address as the
+ *   e-mail). The calendar de-duplicates both by name, so repeated places are one venue.
+ * - Times: `TZID` with an IANA name keeps its wall clock and time zone; `…Z` (UTC) times get time
+ *   zone `UTC`; other TZIDs (Outlook names such as "W. Europe Standard Time") are converted to UTC
+ *   through the file's VTIMEZONE; floating times are read in the calendar's site time zone.
+ *   All-day events (`VALUE=DATE`) become `all_day` events; DTEND is exclusive, as in iCalendar.
+ * - `STATUS:CANCELLED` events are not imported; one imported earlier is moved to the trash.
+ *   `CLASS:PRIVATE`/`CONFIDENTIAL` events become `private`. Events trashed in the calendar are
+ *   left alone (not revived, not recreated).
+ */
+import ICAL from 'ical.js'
+import type { Calendar, CallOptions, EventResource } from '@cal-events/core'
+
+type Time = InstanceType<typeof ICAL.Time>
+type Component = InstanceType<typeof ICAL.Component>
+type IcalEvent = InstanceType<typeof ICAL.Event>
+
+/** One calendar event the file describes. */
+export interface PlannedEvent {
+  /** `origin_uid`: the UID, or `UID#RECURRENCE-ID` for an occurrence of a series. */
+  origin: string
+  /** `cancel`: STATUS:CANCELLED, remove an earlier import. */
+  action: 'upsert' | 'cancel'
+  /** Body for `calendar.events.create`/`update` (without `origin_uid`). */
+  input: Record<string, unknown>
+}
+
+/** The parsed file: what to write, and what was left out and why. */
+export interface IcsPlan {
+  /** VEVENT components in the file. */
+  vevents: number
+  events: PlannedEvent[]
+  warnings: string[]
+}
+
+/** What an import did. */
+export interface IcsImportSummary {
+  vevents: number
+  /** Calendar events the file describes (occurrences counted one by one). */
+  planned: number
+  created: number
+  updated: number
+  /** Cancelled in the file and never imported, or trashed in the calendar. */
+  skipped: number
+  /** Cancelled in the file and moved to the trash now. */
+  removed: number
+  warnings: string[]
+}
+
+/** Options of `planIcs()` and `importIcs()`. */
+export interface IcsImportOptions {
+  /** Most occurrences imported from one recurring series. Default 100. */
+  maxOccurrences?: number
+  /** Open-ended series (no COUNT or UNTIL) are expanded up to this instant. Default: one year from now. */
+  horizon?: Date
+  /** Options of every script-API call (`{ as: principal }`, `{ language: 'es' }`). Default: administrator. */
+  call?: CallOptions
+  /** Called after each event: `done` of `total`. */
+  onProgress?: (done: number, total: number, event: PlannedEvent) => void
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+
+/** `YYYY-MM-DD HH:MM:SS` from a time's own fields (its wall clock). */
+function wall(t: Time): string {
+  return `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)} ${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}`
+}
+
+function isIanaZone(name: string): boolean {
+  if (!/^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/.test(name) && name !== 'UTC') return false
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+function text(component: Component, name: string): string {
+  const value = component.getFirstPropertyValue(name)
+  return typeof value === 'string' ? value.trim() : ''
+}
+
+/** "Name, street, city" → venue fields (a heuristic; the name alone when there are no commas). */
+function venueFrom(location: string): Record<string, string> | null {
+  const parts = location.split(',').map((p) => p.trim()).filter(Boolean)
+  if (parts.length === 0) return null
+  const venue: Record<string, string> = { venue: parts[0]! }
+  if (parts.length >= 2) venue.city = parts[parts.length - 1]!
+  if (parts.length >= 3) venue.address = parts.slice(1, -1).join(', ')
+  return venue
+}
+
+function organizerFrom(component: Component): Record<string, string>[] {
+  const prop = component.getFirstProperty('organizer')
+  if (!prop) return []
+  const value = String(prop.getFirstValue() ?? '').trim()
+  const email = /^mailto:/i.test(value) ? value.replace(/^mailto:/i, '') : ''
+  const cn = prop.getParameter('cn')
+  const name = (typeof cn === 'string' && cn.trim()) || email || value
+  if (!name) return []
+  return [email ? { organizer: name, email } : { organizer: name }]
+}
+
+function categoriesOf(component: Component): string[] {
+  const names = component
+    .getAllProperties('categories')
+    .flatMap((p) => p.getValues())
+    .map((v) => String(v).trim())
+    .filter(Boolean)
+  return [...new Set(names)]
+}
+
+function websiteOf(component: Component): string | null {
+  const url = text(component, 'url')
+  if (!url) return null
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : null
+  } catch {
+    return null
+  }
+}
+
+/** Reads the file's time zones, so non-IANA TZIDs can be converted. */
+function zonesOf(root: Component): Map<string, InstanceType<typeof ICAL.Timezone>> {
+  const zones = new Map<string, InstanceType<typeof ICAL.Timezone>>()
+  for (const vtz of root.getAllSubcomponents('vtimezone')) {
+    const zone = new ICAL.Timezone(vtz)
+    zones.set(zone.tzid, zone)
+  }
+  return zones
+}
+
+function isUtc(t: Time): boolean {
+  return t.zone === ICAL.Timezone.utcTimezone || t.zone?.tzid === 'UTC' || t.toICALString().endsWith('Z')
+}
+
+interface Span {
+  start: Time
+  end: Time
+}
+
+/** Calendar date fields for one start/end pair of `item` (CONTRACT 10.1: wall clock + timezone). */
+function datesFor(item: Component, span: Span, zones: Map<string, InstanceType<typeof ICAL.Timezone>>, warnings: string[], label: string) {
+  const { start } = span
+  let end = span.end
+  if (start.isDate) {
+    // DTEND of an all-day event is exclusive: 10–13 July ends on the 12th.
+    const last = end.compare(start) > 0 ? end.clone() : start.clone()
+    if (end.compare(start) > 0) last.adjust(-1, 0, 0, 0)
+    return { all_day: true, timezone: '', start_date: `${wall(start).slice(0, 10)} 00:00:00`, end_date: `${wall(last).slice(0, 10)} 23:59:59` }
+  }
+  if (end.compare(start) < 0) end = start
+  if (isUtc(start)) return { all_day: false, timezone: 'UTC', start_date: wall(start), end_date: wall(isUtc(end) ? end : end.convertToZone(ICAL.Timezone.utcTimezone)) }
+  const tzid = item.getFirstProperty('dtstart')?.getParameter('tzid')
+  if (typeof tzid === 'string' && tzid !== '') {
+    if (isIanaZone(tzid)) return { all_day: false, timezone: tzid, start_date: wall(start), end_date: wall(end) }
+    const zone = zones.get(tzid)
+    if (zone) {
+      const utc = (t: Time) => {
+        const copy = t.clone()
+        copy.adjust(0, 0, 0, -zone.utcOffset(t))
+        return wall(copy)
+      }
+      return { all_day: false, timezone: 'UTC', start_date: utc(start), end_date: utc(end) }
+    }
+    warnings.push(`${label}: unknown time zone "${tzid}" without VTIMEZONE; read in the site time zone.`)
+  }
+  // Floating time: the site time zone.
+  return { all_day: false, timezone: '', start_date: wall(start), end_date: wall(end) }
+}
+
+function eventInput(item: Component, span: Span, zones: Map<string, InstanceType<typeof ICAL.Timezone>>, warnings: string[], origin: string) {
+  const title = text(item, 'summary') || '(untitled)'
+  const description = text(item, 'description')
+  const klass = text(item, 'class').toUpperCase()
+  const location = text(item, 'location')
+  const input: Record<string, unknown> = {
+    title,
+    ...datesFor(item, span, zones, warnings, origin),
+    status: klass === 'PRIVATE' || klass === 'CONFIDENTIAL' ? 'private' : 'publish',
+    // `null`/`[]` on an update clear what the file no longer has.
+    venue: location ? venueFrom(location) : null,
+    organizer: organizerFrom(item),
+    categories: categoriesOf(item),
+    website: websiteOf(item),
+  }
+  // The calendar renders description HTML; iCalendar text is plain.
+  if (description) input.description = escapeHtml(description)
+  return input
+}
+
+/** Parses an .ics text into the calendar events it describes; no database involved. */
+export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' | 'onProgress'> = {}): IcsPlan {
+  const maxOccurrences = options.maxOccurrences ?? 100
+  const horizon = options.horizon ?? new Date(Date.now() + 365 * 24 * 3600_000)
+  const root = new ICAL.Component(ICAL.parse(icsText))
+  const vevents = root.name === 'vevent' ? [root] : root.getAllSubcomponents('vevent')
+  const zones = zonesOf(root)
+  const warnings: string[] = []
+  const events: PlannedEvent[] = []
+
+  // A series is its master VEVENT plus the VEVENTs that override single occurrences.
+  const byUid = new Map<string, { master?: Component; exceptions: Component[] }>()
+  for (const vevent of vevents) {
+    const uid = text(vevent, 'uid')
+    if (!uid) {
+      warnings.push(`A VEVENT without UID ("${text(vevent, 'summary')}") was skipped: it could not be matched on a re-run.`)
+      continue
+    }
+    const group = byUid.get(uid) ?? { exceptions: [] }
+    if (vevent.hasProperty('recurrence-id')) group.exceptions.push(vevent)
+    else group.master = vevent
+    byUid.set(uid, group)
+  }
+
+  const add = (origin: string, item: Component, span: Span) => {
+    const cancelled = text(item, 'status').toUpperCase() === 'CANCELLED'
+    events.push({ origin, action: cancelled ? 'cancel' : 'upsert', input: eventInput(item, span, zones, warnings, origin) })
+  }
+
+  for (const [uid, { master, exceptions }] of byUid) {
+    if (!master) {
+      // Overrides whose series is not in the file: each stands alone.
+      for (const ex of exceptions) {
+        const e = new ICAL.Event(ex)
+        add(`${uid}#${e.recurrenceId.toICALString()}`, ex, { start: e.startDate, end: e.endDate })
+      }
+      continue
+    }
+    const event: IcalEvent = new ICAL.Event(master, { exceptions })
+    if (!event.isRecurring()) {
+      add(uid, master, { start: event.startDate, end: event.endDate })
+      continue
+    }
+    const rule = master.getFirstPropertyValue('rrule') as InstanceType<typeof ICAL.Recur> | null
+    const openEnded = rule !== null && !rule.isFinite()
+    const iterator = event.iterator()
+    let count = 0
+    for (let next = iterator.next(); next; next = iterator.next()) {
+      if (openEnded && next.toJSDate() > horizon) break
+      if (count === maxOccurrences) {
+        warnings.push(`${uid}: only the first ${maxOccurrences} occurrences were imported.`)
+        break
+      }
+      const details = event.getOccurrenceDetails(next)
+      add(`${uid}#${details.recurrenceId.toICALString()}`, details.item.component, { start: details.startDate, end: details.endDate })
+      count++
+    }
+  }
+  return { vevents: vevents.length, events, warnings }
+}
+
+/**
+ * Imports an .ics text: creates the events not imported yet, updates those that were (found by
+ * origin), and trashes earlier imports the file now marks cancelled.
+ */
+export async function importIcs(calendar: Calendar, icsText: string, options: IcsImportOptions = {}): Promise<IcsImportSummary> {
+  const plan = planIcs(icsText, options)
+  const summary: IcsImportSummary = { vevents: plan.vevents, planned: plan.events.length, created: 0, updated: 0, skipped: 0, removed: 0, warnings: plan.warnings }
+  const call = options.call ?? {}
+  let done = 0
+  for (const planned of plan.events) {
+    const existing: EventResource | undefined = await calendar.events.getByOrigin(planned.origin, call)
+    if (planned.action === 'cancel') {
+      if (existing && existing.status !== 'trash') {
+        await calendar.events.delete(existing.id, call)
+        summary.removed++
+      } else summary.skipped++
+    } else if (!existing) {
+      await calendar.events.create({ ...planned.input, origin_uid: planned.origin }, call)
+      summary.created++
+    } else if (existing.status === 'trash') {
+      summary.skipped++
+    } else {
+      await calendar.events.update(existing.id, planned.input, call)
+      summary.updated++
+    }
+    options.onProgress?.(++done, plan.events.length, planned)
+  }
+  return summary
+}
