@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import type { DatabaseOptions } from '@cal-events/core'
+import { LOG_LEVELS } from './logging.js'
 
 /** Everything the example server needs, read once from the environment. */
 export interface ExampleServerConfig {
@@ -17,6 +18,8 @@ export interface ExampleServerConfig {
   adminToken: string | undefined
   /** Seed the demo calendar into an empty database. */
   demo: boolean
+  /** Request log level (`CAL_LOG_LEVEL`, default `info`; `silent` turns logging off). */
+  logLevel: (typeof LOG_LEVELS)[number]
   /** Serve `GET /__stats` (SQL statements, requests, RSS) for the benchmark (`CAL_BENCH_STATS=1`). */
   benchStats?: boolean
 }
@@ -75,6 +78,7 @@ const EnvSchema = z.object({
   ),
   CAL_DEMO: optional(flag),
   CAL_BENCH_STATS: optional(flag),
+  CAL_LOG_LEVEL: optional(z.enum(LOG_LEVELS)),
   // Set by pnpm to the directory `pnpm start` was typed in; relative CAL_DATA_DIR values use it.
   INIT_CWD: optional(z.string()),
 })
@@ -105,6 +109,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database,
     adminToken: e.CAL_ADMIN_TOKEN,
     demo: e.CAL_DEMO ?? !e.DATABASE_URL,
+    logLevel: e.CAL_LOG_LEVEL ?? 'info',
     // Only present when on, so the usual configuration stays as it was.
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
   }

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
 import { createCalendarRouter } from '@cal-events/http-express'
+import type { DestinationStream } from 'pino'
 import type { ExampleServerConfig } from './config.js'
+import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
 
 /** A running example server. */
@@ -49,7 +51,12 @@ function listen(app: express.Express, port: number, host: string): Promise<Serve
 }
 
 /** Builds the calendar and the Express app, and listens. */
-export async function startExampleServer(config: ExampleServerConfig): Promise<ExampleServer> {
+export async function startExampleServer(
+  config: ExampleServerConfig,
+  /** Where log lines go (tests capture them); default stdout. */
+  logDestination?: DestinationStream,
+): Promise<ExampleServer> {
+  const logger = createLogger(config.logLevel ?? 'info', logDestination)
   // Benchmark counters (CAL_BENCH_STATS=1 only): SQL statements and requests since the start.
   const stats = { queries: 0, requests: 0 }
   const calendar = await createCalendar({
@@ -57,6 +64,8 @@ export async function startExampleServer(config: ExampleServerConfig): Promise<E
     siteTimezone: config.siteTimezone,
     publicBaseUrl: config.publicBaseUrl,
     database: config.database,
+    // Unexpected errors answer "Internal server error." on the wire; the detail goes to the log.
+    onError: (err) => logger.error({ err }, 'unexpected error'),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
   })
   let server: Server
@@ -68,6 +77,7 @@ export async function startExampleServer(config: ExampleServerConfig): Promise<E
 
     const app = express()
     app.disable('x-powered-by')
+    if (logger.level !== 'silent') app.use(requestLogger(logger))
     if (config.benchStats) {
       app.get('/__stats', (_req, res) => {
         res.json({ ...stats, rss: process.memoryUsage.rss() })

@@ -14,6 +14,7 @@ describe('example server configuration', () => {
       database: { dataDir: DEFAULT_DATA_DIR },
       adminToken: undefined,
       demo: true,
+      logLevel: 'info',
     })
     expect(DEFAULT_DATA_DIR).toBe(fileURLToPath(new URL('../.data/pglite', import.meta.url)))
   })

@@ -45,7 +45,7 @@ const newEvent = { title: 'Added over HTTP', start_date: '2031-05-01 10:00:00', 
 describe('example server on PostgreSQL', () => {
   const url = new URL(ADMIN_URL)
   url.pathname = `/${DB_NAME}`
-  const env = { DATABASE_URL: url.href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN }
+  const env = { DATABASE_URL: url.href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN, CAL_LOG_LEVEL: 'silent' }
   let server: ExampleServer
 
   beforeAll(async () => {
@@ -157,7 +157,7 @@ describe('example server on embedded PGlite', () => {
   it('persists into CAL_DATA_DIR, seeds the demo and keeps a second process out', { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cal-example-'))
     const dataDir = join(dir, 'pglite')
-    const server = await startExampleServer(loadConfig({ CAL_DATA_DIR: dataDir, PORT: '0' }))
+    const server = await startExampleServer(loadConfig({ CAL_DATA_DIR: dataDir, PORT: '0', CAL_LOG_LEVEL: 'silent' }))
     try {
       expect(server.generatedAdminToken).toMatch(/^cal_/)
       const list = await request(server.url, 'GET', '/events')

@@ -1,0 +1,60 @@
+import { Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshCalendar, workerDatabaseUrl } from '../../../test-support/test-db.js'
+import { loadConfig } from '../src/config.js'
+import { redactUrl } from '../src/logging.js'
+import { startExampleServer, type ExampleServer } from '../src/server.js'
+
+const TOKEN = 'logging-test-admin-token-0123456789'
+
+describe('request logging of the example server', () => {
+  const lines: Record<string, any>[] = []
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  let server: ExampleServer
+  beforeAll(async () => {
+    await (await freshCalendar()).close()
+    const url = await workerDatabaseUrl()
+    server = await startExampleServer(loadConfig({ DATABASE_URL: url, PORT: '0', CAL_DEMO: '0', CAL_ADMIN_TOKEN: TOKEN, CAL_VARIANT: 'B' }), sink)
+  })
+  afterAll(() => server.close())
+
+  it('writes one JSON line per request with a request id, and never a token or password', async () => {
+    const created = await fetch(`${server.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', cookie: 'sid=very-secret-cookie' },
+      body: JSON.stringify({ title: 'Logged', start_date: '2027-01-01 10:00:00', end_date: '2027-01-01 11:00:00' }),
+    })
+    expect(created.status).toBe(201)
+    const id = (await created.json()).id
+    await fetch(`${server.url}/events/${id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'hunter2-body' }),
+    })
+    const read = await fetch(`${server.url}/events/${id}?password=hunter2-query&ml_language=en`, { headers: { 'x-request-id': 'client-42' } })
+    expect(read.headers.get('x-request-id')).toBe('client-42')
+    const forged = await fetch(`${server.url}/events`, { headers: { 'x-request-id': 'bad id {"level":60}' } })
+    expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    await new Promise((r) => setTimeout(r, 50))
+
+    const requests = lines.filter((l) => l.req)
+    expect(requests.length).toBeGreaterThanOrEqual(4)
+    for (const line of requests) {
+      expect(line).toMatchObject({ req: { id: expect.any(String), method: expect.any(String) }, res: { statusCode: expect.any(Number) } })
+    }
+    expect(requests.find((l) => l.req.id === 'client-42')?.req.url).toBe(`/cal/events/v1/events/${id}?password=[redacted]&ml_language=en`)
+    const everything = JSON.stringify(lines)
+    for (const secret of [TOKEN, 'hunter2-body', 'hunter2-query', 'very-secret-cookie']) expect(everything).not.toContain(secret)
+  })
+
+  it('redacts secret query values however they are spelled', () => {
+    expect(redactUrl('/x?Password=a&b=1&token[]=t&ok')).toBe('/x?Password=[redacted]&b=1&token[]=[redacted]&ok')
+    expect(redactUrl('/x')).toBe('/x')
+  })
+})
+
