@@ -30,7 +30,7 @@ describe('request logging of the example server', () => {
       body: JSON.stringify({ title: 'Logged', start_date: '2027-01-01 10:00:00', end_date: '2027-01-01 11:00:00' }),
     })
     expect(created.status).toBe(201)
-    const id = (await created.json()).id
+    const id = ((await created.json()) as { id: number }).id
     await fetch(`${server.url}/events/${id}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
