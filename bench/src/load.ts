@@ -30,6 +30,8 @@ export interface LoadResult {
   cpu: CpuPerRequest
 }
 
+const drain = () => new Promise((resolve) => setTimeout(resolve, 300))
+
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)))
@@ -76,6 +78,9 @@ export async function measure(
   { connections, duration, warmup, stats }: { connections: number; duration: number; warmup: number; stats: boolean },
 ): Promise<LoadResult> {
   if (warmup > 0) await run(options(server, spec, connections, warmup))
+  // Requests cut off at the end of a run still finish on the server; let them, so the counters
+  // taken around the measurement do not split a request.
+  await drain()
   const before = stats ? await serverStats(server) : undefined
   let rssPeak = rssOf(server.pid)
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 200)
@@ -89,6 +94,7 @@ export async function measure(
     clearInterval(sampler)
   }
   rssPeak = Math.max(rssPeak, rssOf(server.pid))
+  await drain()
   const after = stats ? await serverStats(server) : undefined
   // The stats request itself is not counted by the server (it answers before the counter).
   const sqlPerRequest =

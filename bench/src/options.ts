@@ -31,7 +31,8 @@ export interface BenchOptions {
 const HELP = `Usage: pnpm bench [options]
 
   --events N          events in the main PostgreSQL database (default 1000000; env BENCH_EVENTS)
-  --scenarios a,b     only these scenarios (default all; env BENCH_SCENARIOS)
+  --scenarios a,b     only these scenarios (default all; env BENCH_SCENARIOS): list, list-window-category,
+                      search, list-venue, list-uncached, event-id, event-slug, venues, categories, create
   --duration S        seconds measured per scenario (default 10; env BENCH_DURATION)
   --warmup S          seconds of warm-up per scenario (default 3; env BENCH_WARMUP)
   --connections N     concurrent connections (default 32; env BENCH_CONNECTIONS)
@@ -45,6 +46,7 @@ const HELP = `Usage: pnpm bench [options]
   --out FILE          JSON results (default bench/results/latest.json)
 
   DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
+  BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the calendar server process only (default none)
 `
 
 function num(name: string, value: string | undefined, fallback: number): number {

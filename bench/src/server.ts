@@ -85,6 +85,8 @@ export async function startCalendarServer(database: string | { dataDir: string }
     // Request lines at info cost CPU on this 2-core machine; warnings and errors are still logged.
     CAL_LOG_LEVEL: 'warn',
     ...(typeof database === 'string' ? { DATABASE_URL: database } : { CAL_DATA_DIR: database.dataDir }),
+    // Node flags for the server only (e.g. a heap limit), to measure their effect; none by default.
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
   }
   const child = spawn(process.execPath, [SERVER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const log: string[] = []

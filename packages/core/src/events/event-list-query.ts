@@ -53,10 +53,21 @@ function visible(qb: EventsQuery, f: EventListFilters): EventsQuery {
   return q
 }
 
+/**
+ * How far an event's start may lie after its end in wall-clock terms: writes refuse an end before
+ * the start in UTC, so only a backward jump of the zone's offset between the two instants can
+ * make the local end earlier, and no zone has ever jumped back by more than a day.
+ */
+const START_AFTER_END_AT_MOST = `interval '2 days'`
+
 function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame']): EventsQuery {
   const start = frame === 'utc' ? 'e.start_utc' : 'e.start_local'
   const end = frame === 'utc' ? 'e.end_utc' : 'e.end_local'
+  // An upper bound on the end also bounds the start (redundant, so the result is the same): the
+  // start-ordered index scan then stops at the window's end instead of running to the last event.
+  const endBound = b.endLte ?? b.endLt
   return qb
+    .$if(endBound !== undefined, (q) => q.where(start, '<=', sql<string>`${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}`))
     .$if(b.startGte !== undefined, (q) => q.where(start, '>=', b.startGte!))
     .$if(b.endLte !== undefined, (q) => q.where(end, '<=', b.endLte!))
     .$if(b.startLt !== undefined, (q) => q.where(start, '<', b.startLt!))

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
 import { canEditType, listScope } from '../auth/permissions.js'
@@ -19,24 +19,57 @@ type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
 type PageRow = EventRow & KnownCount
 
 /**
- * List totals per calendar database, keyed by the filters (which determine the count), each with
- * the snapshot it was counted in; the list statement reuses one only while the snapshot is
- * unchanged, so writes from anywhere (this process, another one, raw SQL) are always seen.
+ * Per calendar database: list totals keyed by the filters (which alone determine the count), each
+ * with the snapshot it was counted in, and the compiled list statement per filters and page. The
+ * list statement reuses a total only while the snapshot is unchanged, so writes from anywhere (this
+ * process, another one, raw SQL) always show in the next total.
  */
-const listCounts = new WeakMap<Kysely<DB>, Map<string, KnownCount>>()
+interface ListCache {
+  counts: Map<string, KnownCount>
+  statements: Map<string, CompiledQuery>
+}
+const listCaches = new WeakMap<Kysely<DB>, ListCache>()
 const MAX_COUNTS = 1000
+const MAX_STATEMENTS = 200
 
-function countsOf(db: Kysely<DB>): Map<string, KnownCount> {
-  let counts = listCounts.get(db)
-  if (!counts) listCounts.set(db, (counts = new Map()))
-  return counts
+function listCacheOf(db: Kysely<DB>): ListCache {
+  let cache = listCaches.get(db)
+  if (!cache) listCaches.set(db, (cache = { counts: new Map(), statements: new Map() }))
+  return cache
 }
 
-function rememberCount(counts: Map<string, KnownCount>, key: string, known: KnownCount): void {
-  counts.delete(key)
-  counts.set(key, known)
-  // Oldest first out: Map iteration follows insertion order, and a hit re-inserts its key.
-  if (counts.size > MAX_COUNTS) counts.delete(counts.keys().next().value!)
+/** Sets `key`, dropping the least recently set key beyond `max` (Map order is insertion order). */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > max) map.delete(map.keys().next().value!)
+}
+
+const PROBE: KnownCount = { snapshot: '\u0000probe', total: -1 }
+
+/**
+ * The list statement for `filters` and `page` with `known` bound in. Built and compiled once per
+ * filters and page: the known snapshot and total are its first two parameters (checked once with a
+ * probe, never assumed), so a repeat only swaps those in.
+ */
+function listStatement(
+  cache: ListCache,
+  db: Kysely<DB>,
+  filters: EventListFilters,
+  filtersKey: string,
+  page: { limit: number; offset: number },
+  known: KnownCount | undefined,
+): CompiledQuery {
+  const key = `${page.limit}/${page.offset}/${filtersKey}`
+  let compiled = cache.statements.get(key)
+  if (!compiled) {
+    compiled = eventListPageQuery(db, filters, page, PROBE).compile()
+    if (compiled.parameters[0] !== PROBE.snapshot || compiled.parameters[1] !== PROBE.total) {
+      return eventListPageQuery(db, filters, page, known).compile()
+    }
+    remember(cache.statements, key, compiled, MAX_STATEMENTS)
+  }
+  return CompiledQuery.raw(compiled.sql, [known?.snapshot ?? '', known?.total ?? 0, ...compiled.parameters.slice(2)])
 }
 
 const STRICT_WORDS = new Set(['1', 'true', 'yes', 'on'])
@@ -53,13 +86,18 @@ function exactly(raw: unknown, ctx: CallContext): string {
   return utcToWall(t.kind === 'instant' ? t.utc : t.wall, ctx.options.siteTimezone)
 }
 
-/** The default window of CONTRACT 6.3 (kept exactly, O-8). */
+let lastWindow: { key: string; window: { from: string; to: string } } | undefined
+
+/** The default window of CONTRACT 6.3 (kept exactly, O-8); the same all through one second. */
 function defaultWindow(ctx: CallContext): { from: string; to: string } {
   const zone = ctx.options.siteTimezone
+  const key = `${zone} ${Math.floor(ctx.now.getTime() / 1000)}`
+  if (lastWindow?.key === key) return lastWindow.window
   const yesterdayLate = `${addDaysToDate(nowUtcWall(ctx.now).slice(0, 10), -1)} 23:59:00`
   const from = `${utcToWall(yesterdayLate, zone).slice(0, 10)} 00:00:00`
   const to = `${addMonthsToWall(utcToWall(nowUtcWall(ctx.now), zone), 24).slice(0, 10)} 23:59:59`
-  return { from, to }
+  lastWindow = { key, window: { from, to } }
+  return lastWindow.window
 }
 
 /** Date bounds of a list request (CONTRACT 6.2, 6.3, 6.6), as site-local wall clocks. */
@@ -151,11 +189,12 @@ export function eventListOperation(variant: VariantConfig) {
     async run({ input, filters }, ctx) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
       // One statement: the page and its total; the total is recounted only when the data changed.
-      const counts = countsOf(ctx.db)
+      const cache = listCacheOf(ctx.db)
       const key = JSON.stringify(filters)
-      const found = (await eventListPageQuery(ctx.db, filters, { limit: p.perPage, offset: p.offset }, counts.get(key)).execute()) as PageRow[]
+      const statement = listStatement(cache, ctx.db, filters, key, { limit: p.perPage, offset: p.offset }, cache.counts.get(key))
+      const found = (await ctx.db.executeQuery<PageRow>(statement)).rows
       const { total, snapshot } = found[0]!
-      rememberCount(counts, key, { total, snapshot })
+      remember(cache.counts, key, { total, snapshot }, MAX_COUNTS)
       const pages = totalPages(total, p.perPage)
       if (p.page > 1 && p.page > pages) {
         throw new CalendarError('EVENT_ARCHIVE_PAGE_NOT_FOUND', 'The requested event archive page does not exist')

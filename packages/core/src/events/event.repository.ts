@@ -1,7 +1,8 @@
-import type { ExpressionBuilder, Kysely, SelectQueryBuilder, Transaction } from 'kysely'
-import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres'
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { imageJson } from '../linked/linked.repository.js'
+import type { LinkedRow } from '../linked/linked.serializer.js'
+import type { ImageRow } from '../shared/post-fields.js'
+import type { TermRow } from '../terms/term.serializer.js'
 import type { EventRow } from './event.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -15,38 +16,19 @@ export function selectEvents(db: Db) {
   return db.selectFrom('events as e').selectAll('e').select(eventRelations)
 }
 
-/** The relations of the event row `e` as JSON columns: `image`, `venue`, `organizers`, `terms`. */
+/**
+ * The relations of the event row `e` as JSON columns: `image`, `venue` (not trashed, with its
+ * image), `organizers` (not trashed, in position order, with images) and `terms` (by name). Built
+ * by the PL/pgSQL functions of migration 0003, whose queries are planned once per connection
+ * instead of on every statement; test/db/event-relations.test.ts holds them to the shapes of
+ * `imageJson` and plain correlated subqueries.
+ */
 export function eventRelations(eb: ExpressionBuilder<DB & { e: DB['events'] }, 'e'>) {
   return [
-    imageJson(eb, 'e.image_id').as('image'),
-    jsonObjectFrom(
-      eb
-        .selectFrom('venues as v')
-        .selectAll('v')
-        .select((vb) => imageJson(vb, 'v.image_id').as('image'))
-        .whereRef('v.id', '=', 'e.venue_id')
-        .where('v.status', '<>', 'trash'),
-    ).as('venue'),
-    jsonArrayFrom(
-      eb
-        .selectFrom('event_organizers as eo')
-        .innerJoin('organizers as o', 'o.id', 'eo.organizer_id')
-        .selectAll('o')
-        .select((ob) => imageJson(ob, 'o.image_id').as('image'))
-        .whereRef('eo.event_id', '=', 'e.id')
-        .where('o.status', '<>', 'trash')
-        .orderBy('eo.position')
-        .orderBy('o.id'),
-    ).as('organizers'),
-    jsonArrayFrom(
-      eb
-        .selectFrom('event_terms as et')
-        .innerJoin('terms as t', 't.id', 'et.term_id')
-        .select(['t.id', 't.taxonomy', 't.name', 't.slug', 't.description', 't.parent_id', 't.count'])
-        .whereRef('et.event_id', '=', 'e.id')
-        .orderBy('t.name')
-        .orderBy('t.id'),
-    ).as('terms'),
+    sql<ImageRow | null>`cal_image_json(${eb.ref('e.image_id')})`.as('image'),
+    sql<LinkedRow | null>`cal_venue_json(${eb.ref('e.venue_id')})`.as('venue'),
+    sql<LinkedRow[]>`cal_event_organizers_json(${eb.ref('e.id')})`.as('organizers'),
+    sql<TermRow[]>`cal_event_terms_json(${eb.ref('e.id')})`.as('terms'),
   ]
 }
 
