@@ -5,7 +5,7 @@ import { canEditType, listScope } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
-import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
+import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { parseTimeInput } from '../shared/time-input.js'
 import { addDaysToDate, addMonthsToWall, nowUtcWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
 import { resolveTermFilter } from '../terms/term-links.js'
@@ -201,12 +201,7 @@ export function eventListOperation(variant: VariantConfig) {
       }
       const rows = found[0]!.id === null ? [] : found
       const urls = listUrls(`${ctx.urls.rest}/events`, ctx.raw.query, p, pages)
-      const body: Record<string, unknown> = { events: rows.map((row) => serializeEvent(row, ctx, { list: true })) }
-      body.rest_url = urls.rest_url
-      if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
-      if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
-      body.total = total
-      body.total_pages = pages
+      const body = postListBody('events', rows.map((row) => serializeEvent(row, ctx, { list: true })), urls, total, pages)
       return { body, headers: listHeaders(total, pages) }
     },
   })

@@ -6,8 +6,9 @@ import { canEditItem, canEditType, canReadItem, require } from '../auth/permissi
 import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
+import { findIdBySlug } from '../shared/slug-store.js'
 import { eventWriteArgs } from './event.args.js'
-import { findEventIdByOrigin, findEventIdBySlug, findEventRow, postTypeOf } from './event.repository.js'
+import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
 
@@ -34,7 +35,7 @@ async function notAnEvent(ctx: CallContext, id: number): Promise<never> {
 /** Finds the event a request names: by id (undefined when absent), or by slug. */
 async function locate(ctx: CallContext, input: { id?: number; slug?: string }): Promise<{ id: number; row: EventRow | undefined }> {
   if (input.id !== undefined) return { id: input.id, row: await findEventRow(ctx.db, input.id) }
-  const id = await findEventIdBySlug(ctx.db, input.slug!, ctx.language, ctx.options.languages[0] ?? '')
+  const id = await findIdBySlug(ctx.db, 'events', input.slug!, ctx.language, ctx.options.languages[0] ?? '')
   return { id: id ?? 0, row: id === undefined ? undefined : await findEventRow(ctx.db, id) }
 }
 

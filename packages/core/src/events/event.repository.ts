@@ -37,26 +37,6 @@ export async function findEventRow(db: Db, id: number): Promise<EventRow | undef
   return (await selectEvents(db).where('e.id', '=', id).executeTakeFirst()) as EventRow | undefined
 }
 
-/** Events with relations for a page of ids, in the order of `ids`. */
-export async function findEventRows(db: Db, ids: readonly number[]): Promise<EventRow[]> {
-  if (ids.length === 0) return []
-  const rows = (await selectEvents(db).where('e.id', 'in', ids).execute()) as EventRow[]
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  return ids.map((id) => byId.get(id)).filter((r): r is EventRow => r !== undefined)
-}
-
-/** Events by slug of the given language first, then any (CONTRACT 9.2, 15.4); oldest first. */
-export async function findEventIdBySlug(db: Db, slug: string, language: string, fallbackLanguage: string): Promise<number | undefined> {
-  const rows = await db
-    .selectFrom('events')
-    .select(['id', 'language'])
-    .where('slug', '=', slug.toLowerCase())
-    .orderBy('id')
-    .execute()
-  const pick = rows.find((r) => r.language === language) ?? rows.find((r) => r.language === fallbackLanguage) ?? rows[0]
-  return pick?.id
-}
-
 /** What kind of record an id names, for "id of another type" answers. */
 export async function postTypeOf(db: Db, id: number): Promise<'event' | 'venue' | 'organizer' | 'image' | undefined> {
   const row = await db

@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import type { RouteDef } from '../http/routes.js'
+import { collectionRoute, type RouteDef } from '../http/routes.js'
 import { eventListOperation } from './event-list.js'
 import {
   eventByOriginOperation,
@@ -28,14 +28,7 @@ export function eventOperations(variant: VariantConfig) {
 /** Event routes in registration order (CONTRACT 14.1). */
 export function eventRoutes(ops: ReturnType<typeof eventOperations>, ns: string): RouteDef[] {
   return [
-    {
-      pattern: `${ns}/events`,
-      path: `${ns}/events`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.list },
-        { methods: ['POST'], operation: ops.create },
-      ],
-    },
+    collectionRoute(`${ns}/events`, ops.list, ops.create),
     {
       pattern: `${ns}/events/(?P<id>\\d+)`,
       path: `${ns}/events/:id`,

@@ -18,6 +18,18 @@ export interface RouteDef {
   readonly endpoints: readonly Endpoint[]
 }
 
+/** A collection route: GET lists, then POST creates (CONTRACT 14.1's order). */
+export function collectionRoute(path: string, list: Operation<any, any, any>, create: Operation<any, any, any>): RouteDef {
+  return {
+    pattern: path,
+    path,
+    endpoints: [
+      { methods: ['GET'], operation: list },
+      { methods: ['POST'], operation: create },
+    ],
+  }
+}
+
 /** A compiled route: the pattern as a regular expression with named groups. */
 export interface CompiledRoute extends RouteDef {
   readonly regex: RegExp

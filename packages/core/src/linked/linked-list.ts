@@ -3,7 +3,7 @@ import { defineOperation, type ParsedArgs } from '../api/operation.js'
 import { canEditType, listScope } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam } from '../errors.js'
-import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
+import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListArgs } from './linked.args.js'
@@ -57,12 +57,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         rows = (await page.limit(p.perPage).offset(p.offset).execute()) as unknown as LinkedRow[]
       }
       const urls = listUrls(`${ctx.urls.rest}/${kind.plural}`, ctx.raw.query, p, pages)
-      const body: Record<string, unknown> = { [kind.plural]: rows.map((row) => serializeLinked(kind, row, ctx, false)) }
-      body.rest_url = urls.rest_url
-      if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
-      if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
-      body.total = total
-      body.total_pages = pages
+      const body = postListBody(kind.plural, rows.map((row) => serializeLinked(kind, row, ctx, false)), urls, total, pages)
       return { body, headers: listHeaders(total, pages) }
     },
   })

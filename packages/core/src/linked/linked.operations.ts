@@ -6,7 +6,8 @@ import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedWriteArgs } from './linked.args.js'
-import { findLinkedIdBySlug, findLinkedRow, trashLinked } from './linked.repository.js'
+import { findIdBySlug } from '../shared/slug-store.js'
+import { findLinkedRow, trashLinked } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
 import { checkLinkedInput, createLinked, updateLinked, type LinkedInput } from './linked.write.js'
 
@@ -28,7 +29,7 @@ async function locate(kind: LinkedKind, locator: Locator, input: Record<string, 
   const id =
     locator === 'id'
       ? (input.id as number)
-      : await findLinkedIdBySlug(ctx.db, kind, input.slug as string, ctx.language, ctx.options.languages[0] ?? '')
+      : await findIdBySlug(ctx.db, kind.table, input.slug as string, ctx.language, ctx.options.languages[0] ?? '')
   const row = id === undefined ? undefined : await findLinkedRow(ctx.db, kind, id)
   if (!row) throw invalidParam(locator)
   return row

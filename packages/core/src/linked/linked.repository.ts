@@ -62,27 +62,6 @@ export async function findLinkedRow(db: Db, kind: LinkedKind, id: number): Promi
   return row
 }
 
-/**
- * The id of the venue/organizer with this slug, any status (CONTRACT 9.2): the active
- * language's item first, then the default language's, then the oldest (CONTRACT 15.4).
- */
-export async function findLinkedIdBySlug(
-  db: Db,
-  kind: LinkedKind,
-  slug: string,
-  language: string,
-  fallbackLanguage: string,
-): Promise<number | undefined> {
-  const rows = await linkedDb(db)
-    .selectFrom(kind.table)
-    .select(['id', 'language'])
-    .where('slug', '=', slug.toLowerCase())
-    .orderBy('id')
-    .execute()
-  const pick = rows.find((r) => r.language === language) ?? rows.find((r) => r.language === fallbackLanguage) ?? rows[0]
-  return pick?.id
-}
-
 
 /**
  * Moves a venue/organizer to the trash (slug + `__trashed`) and unlinks it from every event, in

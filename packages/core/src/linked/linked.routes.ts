@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import type { RouteDef } from '../http/routes.js'
+import { collectionRoute, type RouteDef } from '../http/routes.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListOperation } from './linked-list.js'
 import {
@@ -27,14 +27,7 @@ export function linkedOperations(kind: LinkedKind, variant: VariantConfig) {
 export function linkedRoutes(kind: LinkedKind, ops: ReturnType<typeof linkedOperations>, ns: string): RouteDef[] {
   const collection = `${ns}/${kind.plural}`
   return [
-    {
-      pattern: collection,
-      path: collection,
-      endpoints: [
-        { methods: ['GET'], operation: ops.list },
-        { methods: ['POST'], operation: ops.create },
-      ],
-    },
+    collectionRoute(collection, ops.list, ops.create),
     {
       pattern: `${collection}/(?P<id>\\d+)`,
       path: `${collection}/:id`,

@@ -52,3 +52,19 @@ export function listUrls(collection: string, sent: Readonly<Record<string, unkno
 export function listHeaders(total: number, pages: number): Record<string, string> {
   return { 'X-Cal-Total': String(total), 'X-Cal-TotalPages': String(pages) }
 }
+
+/** The list body of events, venues and organizers (CONTRACT 5.1), keys in the order emitted. */
+export function postListBody(
+  key: string,
+  items: unknown[],
+  urls: ReturnType<typeof listUrls>,
+  total: number,
+  pages: number,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { [key]: items, rest_url: urls.rest_url }
+  if (urls.next_rest_url) body.next_rest_url = urls.next_rest_url
+  if (urls.previous_rest_url) body.previous_rest_url = urls.previous_rest_url
+  body.total = total
+  body.total_pages = pages
+  return body
+}

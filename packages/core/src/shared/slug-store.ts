@@ -39,3 +39,25 @@ export async function uniqueSlug(
 export function getsSlug(status: string): boolean {
   return status === 'publish' || status === 'future' || status === 'private'
 }
+
+/**
+ * The id of the item of `table` with this slug, any status (CONTRACT 9.2): the active language's
+ * first, then the default language's, then the oldest (CONTRACT 15.4).
+ */
+export async function findIdBySlug(
+  db: Db,
+  table: 'events' | 'venues' | 'organizers',
+  slug: string,
+  language: string,
+  fallbackLanguage: string,
+): Promise<number | undefined> {
+  // The three tables share id, slug and language; typing the query on one of them is enough.
+  const rows = await db
+    .selectFrom(table as 'events')
+    .select(['id', 'language'])
+    .where('slug', '=', slug.toLowerCase())
+    .orderBy('id')
+    .execute()
+  const pick = rows.find((r) => r.language === language) ?? rows.find((r) => r.language === fallbackLanguage) ?? rows[0]
+  return pick?.id
+}

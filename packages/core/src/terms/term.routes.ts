@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import type { RouteDef } from '../http/routes.js'
+import { collectionRoute, type RouteDef } from '../http/routes.js'
 import type { Taxonomy } from './term.args.js'
 import { termListOperation } from './term-list.js'
 import { termCreateOperation, termDeleteOperation, termReadOperation, termUpdateOperation } from './term.operations.js'
@@ -20,14 +20,7 @@ export function termOperations(taxonomy: Taxonomy, variant: VariantConfig) {
 export function termRoutes(taxonomy: Taxonomy, ops: ReturnType<typeof termOperations>, ns: string): RouteDef[] {
   const collection = `${ns}/${TAXONOMY_PATH[taxonomy]}`
   return [
-    {
-      pattern: collection,
-      path: collection,
-      endpoints: [
-        { methods: ['GET'], operation: ops.list },
-        { methods: ['POST'], operation: ops.create },
-      ],
-    },
+    collectionRoute(collection, ops.list, ops.create),
     {
       pattern: `${collection}/(?P<id>\\d+)`,
       path: `${collection}/:id`,
