@@ -10,9 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { ADMIN_URL } from '../test-support/global-setup.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scratchDatabase } from '../test-support/scratch-db.js'
 
 const run = promisify(execFile)
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -185,21 +184,11 @@ describe('published packages', () => {
   let installed: Promise<void>
 
   // A database of this run for the CommonJS app; the global teardown drops it too.
-  const pgDatabase = new URL(ADMIN_URL)
-  pgDatabase.pathname = `/cal_t_${inject('calRunId')}_packaging`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: ADMIN_URL })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
+  const database = scratchDatabase('packaging')
+  const pgDatabase = new URL(database.url)
 
   beforeAll(async () => {
-    await admin(`drop database if exists "${pgDatabase.pathname.slice(1)}" with (force)`)
-    await admin(`create database "${pgDatabase.pathname.slice(1)}"`)
+    await database.create()
     work = mkdtempSync(join(tmpdir(), 'cal-events-packaging-'))
     mkdirSync(join(work, 'tarballs'))
     await withPackLock(() =>
@@ -229,7 +218,7 @@ describe('published packages', () => {
   afterAll(async () => {
     await installed?.catch(() => {})
     if (work) rmSync(work, { recursive: true, force: true })
-    await admin(`drop database if exists "${pgDatabase.pathname.slice(1)}" with (force)`)
+    await database.drop()
   })
 
   it('packs only the build, with an exports map (types first, ESM and CJS), engines and resolved workspace ranges', async () => {

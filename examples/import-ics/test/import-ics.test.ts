@@ -2,10 +2,9 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
-import { ADMIN_URL } from '../../../test-support/global-setup.js'
+import { scratchDatabase } from '../../../test-support/scratch-db.js'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { importIcs, planIcs, type PlannedEvent } from '../src/import-ics.js'
 
@@ -148,25 +147,14 @@ describe('importing the sample into the calendar', () => {
 })
 
 describe('the import script (CLI) on PostgreSQL', () => {
-  const dbName = `cal_t_${inject('calRunId')}_ics`
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${dbName}`
+  const database = scratchDatabase('ics')
+  const url = new URL(database.url)
 
-  async function admin(sql: string): Promise<void> {
-    const client = new pg.Client({ connectionString: ADMIN_URL })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
 
   beforeAll(async () => {
-    await admin(`drop database if exists "${dbName}" with (force)`)
-    await admin(`create database "${dbName}"`)
+    await database.create()
   })
-  afterAll(() => admin(`drop database if exists "${dbName}" with (force)`))
+  afterAll(() => database.drop())
 
   const cli = () =>
     run(fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url)), ['--conditions=source', 'src/main.ts', SAMPLE_PATH], {

@@ -4,25 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { ADMIN_URL } from '../../../test-support/global-setup.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scratchDatabase } from '../../../test-support/scratch-db.js'
 import { loadConfig } from '../src/config.js'
 import { startExampleServer, type ExampleServer } from '../src/server.js'
 import { formatTokenTable, listTokensCommand, parseTokensArgs, revokeTokenCommand, runTokensCli, UsageError } from '../src/tokens-cli.js'
 
 const ADMIN_TOKEN = 'example-admin-token-0123456789'
-const DB_NAME = `cal_t_${inject('calRunId')}_example`
+const database = scratchDatabase('example')
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
 
 interface Reply {
   status: number
@@ -43,19 +33,17 @@ async function request(base: string, method: string, path: string, init: { token
 const newEvent = { title: 'Added over HTTP', start_date: '2031-05-01 10:00:00', end_date: '2031-05-01 11:00:00' }
 
 describe('example server on PostgreSQL', () => {
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${DB_NAME}`
+  const url = new URL(database.url)
   const env = { DATABASE_URL: url.href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN, CAL_LOG_LEVEL: 'silent' }
   let server: ExampleServer
 
   beforeAll(async () => {
-    await admin(`drop database if exists "${DB_NAME}" with (force)`)
-    await admin(`create database "${DB_NAME}"`)
+    await database.create()
     server = await startExampleServer(loadConfig(env))
   })
   afterAll(async () => {
     await server?.close()
-    await admin(`drop database if exists "${DB_NAME}" with (force)`)
+    await database.drop()
   })
 
   it('seeds the demo calendar into the empty database and serves it', async () => {

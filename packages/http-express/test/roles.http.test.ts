@@ -22,12 +22,12 @@ function mayEdit(caller: Caller, owner: string, status: string): boolean {
 }
 const denied = (caller: Caller) => (caller === 'anonymous' ? 401 : 403)
 
-describe('role × operation × status matrix for events', () => {
+/** A calendar behind a real HTTP server with one token per role; registers its own hooks. */
+function withRoleTokens() {
   let calendar: Calendar
   let server: TestServer
   const tokens = {} as Record<Role, string>
   const userIds = {} as Record<Role, number>
-
   beforeAll(async () => {
     calendar = await freshCalendar({ now: () => NOW })
     server = await startServer(calendar)
@@ -41,9 +41,15 @@ describe('role × operation × status matrix for events', () => {
     await server.close()
     await calendar.close()
   })
+  const request: TestServer['request'] = (...args) => server.request(...args)
+  return { tokens, userIds, request }
+}
+
+describe('role × operation × status matrix for events', () => {
+  const { tokens, userIds, request } = withRoleTokens()
 
   async function makeEvent(owner: (typeof OWNERS)[number], status: string, title: string): Promise<number> {
-    const res = await server.request('POST', '/events', {
+    const res = await request('POST', '/events', {
       token: tokens.administrator,
       body: {
         title,
@@ -66,19 +72,19 @@ describe('role × operation × status matrix for events', () => {
       for (const status of STATUSES) {
         const shared = await makeEvent(owner, status, `Matrix ${owner} ${status}`)
         for (const caller of CALLERS) {
-          const read = await server.request('GET', `/events/${shared}`, { token: as(caller) })
+          const read = await request('GET', `/events/${shared}`, { token: as(caller) })
           const wantRead = mayRead(caller, owner, status) ? 200 : 403
           if (read.status !== wantRead || (wantRead === 403 && read.body.code !== 'event-not-accessible')) {
             mismatches.push(`read ${caller} on ${owner}'s ${status}: ${read.status} ${read.body.code ?? ''}`)
           }
-          const update = await server.request('PATCH', `/events/${shared}`, { token: as(caller), body: { excerpt: `by ${caller}` } })
+          const update = await request('PATCH', `/events/${shared}`, { token: as(caller), body: { excerpt: `by ${caller}` } })
           const wantEdit = mayEdit(caller, owner, status) ? 200 : denied(caller)
           if (update.status !== wantEdit) mismatches.push(`update ${caller} on ${owner}'s ${status}: ${update.status}`)
           const own = await makeEvent(owner, status, `Victim ${owner} ${status} ${caller}`)
-          const del = await server.request('DELETE', `/events/${own}`, { token: as(caller) })
+          const del = await request('DELETE', `/events/${own}`, { token: as(caller) })
           if (del.status !== wantEdit) mismatches.push(`delete ${caller} on ${owner}'s ${status}: ${del.status}`)
           if (wantEdit !== 200) {
-            const still = await server.request('GET', `/events/${own}`, { token: tokens.administrator })
+            const still = await request('GET', `/events/${own}`, { token: tokens.administrator })
             if (still.body.status !== status) mismatches.push(`denied delete changed ${owner}'s ${status}`)
           }
         }
@@ -90,7 +96,7 @@ describe('role × operation × status matrix for events', () => {
   it('lets contributors create but never publish, and nobody below them create', async () => {
     const body = { title: 'Made by', status: 'publish', start_date: '2027-05-02 10:00:00', end_date: '2027-05-02 11:00:00' }
     for (const caller of CALLERS) {
-      const res = await server.request('POST', '/events', { token: as(caller), body })
+      const res = await request('POST', '/events', { token: as(caller), body })
       if (caller === 'anonymous' || caller === 'subscriber') {
         expect(res.status, caller).toBe(denied(caller))
         expect(res.body.code).toBe('rest_forbidden')
@@ -103,13 +109,13 @@ describe('role × operation × status matrix for events', () => {
   })
 
   it('lists what each caller may see (published, plus own items for contributors and authors)', async () => {
-    const all = await server.request('GET', '/events?per_page=50&search=Matrix', { token: tokens.administrator })
+    const all = await request('GET', '/events?per_page=50&search=Matrix', { token: tokens.administrator })
     const byTitle = new Map<string, { owner: string; status: string }>(
       all.body.events.map((e: { title: string; status: string }) => [e.title, { owner: e.title.split(' ')[1]!, status: e.status }]),
     )
     expect(byTitle.size).toBe(OWNERS.length * STATUSES.length)
     for (const caller of CALLERS) {
-      const res = await server.request('GET', '/events?per_page=50&search=Matrix', { token: as(caller) })
+      const res = await request('GET', '/events?per_page=50&search=Matrix', { token: as(caller) })
       const seen = res.body.events.map((e: { title: string }) => e.title).sort()
       const expected = [...byTitle]
         .filter(([, v]) => v.status === 'publish' || caller === 'editor' || caller === 'administrator' || caller === v.owner)
@@ -121,23 +127,7 @@ describe('role × operation × status matrix for events', () => {
 })
 
 describe('role × operation × status matrix for venues, organizers, categories and tags', () => {
-  let calendar: Calendar
-  let server: TestServer
-  const tokens = {} as Record<Role, string>
-  const userIds = {} as Record<Role, number>
-  beforeAll(async () => {
-    calendar = await freshCalendar({ now: () => NOW })
-    server = await startServer(calendar)
-    for (const role of ['subscriber', 'contributor', 'author', 'editor', 'administrator'] as Role[]) {
-      const { token, info } = await calendar.tokens.create({ role, login: role })
-      tokens[role] = token
-      userIds[role] = info.userId
-    }
-  })
-  afterAll(async () => {
-    await server.close()
-    await calendar.close()
-  })
+  const { tokens, userIds, request } = withRoleTokens()
   const as = (caller: Caller) => (caller === 'anonymous' ? undefined : tokens[caller])
 
   for (const [collection, nameField, notAccessible] of [
@@ -148,7 +138,7 @@ describe('role × operation × status matrix for venues, organizers, categories 
       const mismatches: string[] = []
       let n = 0
       const make = async (owner: string, status: string) => {
-        const res = await server.request('POST', `/${collection}`, {
+        const res = await request('POST', `/${collection}`, {
           token: tokens.administrator,
           body: { [nameField]: `${collection} ${owner} ${status} ${n++}`, status, author: userIds[owner as Role] },
         })
@@ -159,16 +149,16 @@ describe('role × operation × status matrix for venues, organizers, categories 
         for (const status of ['publish', 'draft', 'pending', 'private']) {
           const shared = await make(owner, status)
           for (const caller of CALLERS) {
-            const read = await server.request('GET', `/${collection}/${shared}`, { token: as(caller) })
+            const read = await request('GET', `/${collection}/${shared}`, { token: as(caller) })
             const wantRead = mayRead(caller, owner, status) ? 200 : 403
             if (read.status !== wantRead || (wantRead === 403 && read.body.code !== notAccessible)) {
               mismatches.push(`read ${caller} on ${owner}'s ${status}: ${read.status} ${read.body.code ?? ''}`)
             }
             const wantEdit = mayEdit(caller, owner, status) ? 200 : denied(caller)
-            const update = await server.request('PATCH', `/${collection}/${shared}`, { token: as(caller), body: { phone: caller } })
+            const update = await request('PATCH', `/${collection}/${shared}`, { token: as(caller), body: { phone: caller } })
             if (update.status !== wantEdit) mismatches.push(`update ${caller} on ${owner}'s ${status}: ${update.status}`)
             const victim = await make(owner, status)
-            const del = await server.request('DELETE', `/${collection}/${victim}`, { token: as(caller) })
+            const del = await request('DELETE', `/${collection}/${victim}`, { token: as(caller) })
             if (del.status !== wantEdit) mismatches.push(`delete ${caller} on ${owner}'s ${status}: ${del.status}`)
           }
         }
@@ -186,14 +176,14 @@ describe('role × operation × status matrix for venues, organizers, categories 
       const rank = (c: Caller) => CALLERS.indexOf(c)
       for (const caller of CALLERS) {
         const allowed = rank(caller) >= rank(minimum)
-        const created = await server.request('POST', `/${collection}`, { token: as(caller), body: { name: `${collection} by ${caller}` } })
+        const created = await request('POST', `/${collection}`, { token: as(caller), body: { name: `${collection} by ${caller}` } })
         if (created.status !== (allowed ? 201 : denied(caller))) mismatches.push(`create ${collection} as ${caller}: ${created.status}`)
-        const target = (await server.request('POST', `/${collection}`, { token: tokens.administrator, body: { name: `${collection} target ${caller}` } })).body.id
-        const read = await server.request('GET', `/${collection}/${target}`, { token: as(caller) })
+        const target = (await request('POST', `/${collection}`, { token: tokens.administrator, body: { name: `${collection} target ${caller}` } })).body.id
+        const read = await request('GET', `/${collection}/${target}`, { token: as(caller) })
         if (read.status !== 200) mismatches.push(`read ${collection} as ${caller}: ${read.status}`)
-        const update = await server.request('PATCH', `/${collection}/${target}`, { token: as(caller), body: { description: 'x' } })
+        const update = await request('PATCH', `/${collection}/${target}`, { token: as(caller), body: { description: 'x' } })
         if (update.status !== (allowed ? 200 : denied(caller))) mismatches.push(`update ${collection} as ${caller}: ${update.status}`)
-        const del = await server.request('DELETE', `/${collection}/${target}`, { token: as(caller) })
+        const del = await request('DELETE', `/${collection}/${target}`, { token: as(caller) })
         if (del.status !== (allowed ? 200 : denied(caller))) mismatches.push(`delete ${collection} as ${caller}: ${del.status}`)
       }
     }
