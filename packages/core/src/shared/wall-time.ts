@@ -111,6 +111,8 @@ export function wallToUtc(wall: WallTime, tz: string): WallTime {
 
 /** The UTC instant `utc` as the wall clock shown in zone tz. */
 export function utcToWall(utc: WallTime, tz: string): WallTime {
+  // Most sites and events are in UTC; every serialized row converts several dates (hot path).
+  if (tz === 'UTC' && isWallTime(utc)) return utc
   assertZone(tz)
   const ms = utcWallToEpochMs(utc)
   const fixed = fixedOffsetMinutes(tz)
