@@ -2,19 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../test-support/http.js'
+import { SAMPLE_HALL } from '../../../test-support/fixtures.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
-const SAMPLE_HALL = {
-  venue: 'Sample Hall',
-  address: '1 Main St',
-  city: 'Springfield',
-  country: 'United States',
-  state: 'IL',
-  zip: '62701',
-  phone: '555-0100',
-  website: 'https://example.com/hall',
-  description: 'A sample venue.',
-}
 
 describe('venues over HTTP', () => {
   let calendar: Calendar

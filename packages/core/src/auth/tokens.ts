@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
+import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
 
@@ -103,7 +104,7 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
 export async function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
   const result = await db
     .updateTable('api_tokens')
-    .set({ revoked_utc: new Date().toISOString().slice(0, 19).replace('T', ' ') })
+    .set({ revoked_utc: utcWall(new Date()) })
     .where(typeof idOrPrefix === 'number' ? 'id' : 'prefix', '=', idOrPrefix as never)
     .where('revoked_utc', 'is', null)
     .executeTakeFirst()
@@ -151,7 +152,7 @@ function noteUse(db: Kysely<DB>, tokenId: number): void {
   if (now - (lastWritten.get(tokenId) ?? 0) < USE_WRITE_INTERVAL_MS) return
   lastWritten.set(tokenId, now)
   db.updateTable('api_tokens')
-    .set({ last_used_utc: new Date(now).toISOString().slice(0, 19).replace('T', ' ') })
+    .set({ last_used_utc: utcWall(new Date(now)) })
     .where('id', '=', tokenId)
     .execute()
     .catch(() => lastWritten.delete(tokenId))

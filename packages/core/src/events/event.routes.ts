@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import { collectionRoute, type RouteDef } from '../http/routes.js'
+import { postRoutes, type RouteDef } from '../http/routes.js'
 import { eventListOperation } from './event-list.js'
 import {
   eventByOriginOperation,
@@ -27,25 +27,5 @@ export function eventOperations(variant: VariantConfig) {
 
 /** Event routes in registration order (CONTRACT 14.1). */
 export function eventRoutes(ops: ReturnType<typeof eventOperations>, ns: string): RouteDef[] {
-  return [
-    collectionRoute(`${ns}/events`, ops.list, ops.create),
-    {
-      pattern: `${ns}/events/(?P<id>\\d+)`,
-      path: `${ns}/events/:id`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.get },
-        { methods: ['DELETE'], operation: ops.delete },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
-      ],
-    },
-    {
-      pattern: `${ns}/events/by-slug/(?P<slug>[^/]+)`,
-      path: `${ns}/events/by-slug/:slug`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.getBySlug },
-        { methods: ['DELETE'], operation: ops.deleteBySlug },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug },
-      ],
-    },
-  ]
+  return postRoutes(`${ns}/events`, ops)
 }

@@ -19,7 +19,7 @@ export interface RouteDef {
 }
 
 /** A collection route: GET lists, then POST creates (CONTRACT 14.1's order). */
-export function collectionRoute(path: string, list: Operation<any, any, any>, create: Operation<any, any, any>): RouteDef {
+export function collectionRoute(path: string, list: Endpoint['operation'], create: Endpoint['operation']): RouteDef {
   return {
     pattern: path,
     path,
@@ -28,6 +28,46 @@ export function collectionRoute(path: string, list: Operation<any, any, any>, cr
       { methods: ['POST'], operation: create },
     ],
   }
+}
+
+type Op = Endpoint['operation']
+
+/** The `…/{id}` route of a collection, with its handlers in registration order. */
+export function byIdRoute(collection: string, endpoints: readonly Endpoint[]): RouteDef {
+  return { pattern: `${collection}/(?P<id>\\d+)`, path: `${collection}/:id`, endpoints }
+}
+
+/** The operations of a resource addressable by id and by slug (events, venues, organizers). */
+export interface PostOperations {
+  list: Op
+  create: Op
+  get: Op
+  getBySlug: Op
+  update: Op
+  updateBySlug: Op
+  delete: Op
+  deleteBySlug: Op
+}
+
+/** Collection, by-id and by-slug routes; item handlers in the order GET, DELETE, update (CONTRACT 14.1). */
+export function postRoutes(collection: string, ops: PostOperations): RouteDef[] {
+  return [
+    collectionRoute(collection, ops.list, ops.create),
+    byIdRoute(collection, [
+      { methods: ['GET'], operation: ops.get },
+      { methods: ['DELETE'], operation: ops.delete },
+      { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
+    ]),
+    {
+      pattern: `${collection}/by-slug/(?P<slug>[^/]+)`,
+      path: `${collection}/by-slug/:slug`,
+      endpoints: [
+        { methods: ['GET'], operation: ops.getBySlug },
+        { methods: ['DELETE'], operation: ops.deleteBySlug },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug },
+      ],
+    },
+  ]
 }
 
 /** A compiled route: the pattern as a regular expression with named groups. */

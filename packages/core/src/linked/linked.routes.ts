@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import { collectionRoute, type RouteDef } from '../http/routes.js'
+import { postRoutes, type RouteDef } from '../http/routes.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListOperation } from './linked-list.js'
 import {
@@ -26,25 +26,5 @@ export function linkedOperations(kind: LinkedKind, variant: VariantConfig) {
 /** Venue or organizer routes in registration order (CONTRACT 14.1). */
 export function linkedRoutes(kind: LinkedKind, ops: ReturnType<typeof linkedOperations>, ns: string): RouteDef[] {
   const collection = `${ns}/${kind.plural}`
-  return [
-    collectionRoute(collection, ops.list, ops.create),
-    {
-      pattern: `${collection}/(?P<id>\\d+)`,
-      path: `${collection}/:id`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.get },
-        { methods: ['DELETE'], operation: ops.delete },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
-      ],
-    },
-    {
-      pattern: `${collection}/by-slug/(?P<slug>[^/]+)`,
-      path: `${collection}/by-slug/:slug`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.getBySlug },
-        { methods: ['DELETE'], operation: ops.deleteBySlug },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug },
-      ],
-    },
-  ]
+  return postRoutes(collection, ops)
 }

@@ -1,5 +1,5 @@
 import type { VariantConfig } from '../config/variants.js'
-import { collectionRoute, type RouteDef } from '../http/routes.js'
+import { byIdRoute, collectionRoute, type RouteDef } from '../http/routes.js'
 import type { Taxonomy } from './term.args.js'
 import { termListOperation } from './term-list.js'
 import { termCreateOperation, termDeleteOperation, termReadOperation, termUpdateOperation } from './term.operations.js'
@@ -21,14 +21,10 @@ export function termRoutes(taxonomy: Taxonomy, ops: ReturnType<typeof termOperat
   const collection = `${ns}/${TAXONOMY_PATH[taxonomy]}`
   return [
     collectionRoute(collection, ops.list, ops.create),
-    {
-      pattern: `${collection}/(?P<id>\\d+)`,
-      path: `${collection}/:id`,
-      endpoints: [
-        { methods: ['GET'], operation: ops.get },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
-        { methods: ['DELETE'], operation: ops.delete },
-      ],
-    },
+    byIdRoute(collection, [
+      { methods: ['GET'], operation: ops.get },
+      { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
+      { methods: ['DELETE'], operation: ops.delete },
+    ]),
   ]
 }

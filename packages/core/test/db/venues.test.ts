@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar, Principal } from '@cal-events/core'
 import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
+import { SAMPLE_HALL } from '../../../../test-support/fixtures.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const SITE = 'http://127.0.0.1:3000'
@@ -9,18 +10,6 @@ const as = (id: number, role: Principal['role']) => ({ as: { id, role } })
 const contributor = as(201, 'contributor')
 const otherContributor = as(202, 'contributor')
 const editor = as(301, 'editor')
-
-const SAMPLE_HALL = {
-  venue: 'Sample Hall',
-  address: '1 Main St',
-  city: 'Springfield',
-  country: 'United States',
-  state: 'IL',
-  zip: '62701',
-  phone: '555-0100',
-  website: 'https://example.com/hall',
-  description: 'A sample venue.',
-}
 
 describe(`venues: create, read, update, delete (${BACKEND})`, () => {
   let calendar: Calendar
