@@ -110,7 +110,8 @@ export async function sqlCeiling(
     while (performance.now() < until) {
       const t = performance.now()
       for (const [i, s] of statements.entries()) {
-        const result = await pool.query(s.text, values[i])
+        // Named, as the calendar's pool runs a hot statement: parsed and planned once per connection.
+        const result = await pool.query({ name: `ceiling_${i}`, text: s.text, values: values[i] })
         if (follow) values[i] = follow(values[i]!, result.rows)
       }
       latencies?.push(performance.now() - t)

@@ -8,7 +8,14 @@ import type { CalendarRequest } from '../http/request.js'
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
   /** A PostgreSQL server (`postgres://user@host:5432/db`). */
-  | { url: string; poolSize?: number; connectionTimeoutMs?: number; statementTimeoutMs?: number }
+  | {
+      url: string
+      poolSize?: number
+      connectionTimeoutMs?: number
+      statementTimeoutMs?: number
+      /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
+      preparedStatements?: boolean
+    }
   /** Embedded PGlite persisted in a directory (guarded against a second process). */
   | { dataDir: string }
   /** Embedded PGlite in memory (lost on close). */

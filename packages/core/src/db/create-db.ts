@@ -5,6 +5,7 @@ import pg from 'pg'
 import type { DatabaseOptions } from '../config/options.js'
 import type { DB } from './generated.js'
 import { calendarTypes } from './pg-types.js'
+import { preparingPool } from './prepared-statements.js'
 
 /** An open database: the typed Kysely instance and how to release it. */
 export interface DatabaseHandle {
@@ -42,7 +43,8 @@ function openPostgres(
   })
   // An idle client losing its server emits 'error' on the pool; unhandled, that kills the process.
   pool.on('error', () => {})
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logger(onQuery) })
+  const dialect = new PostgresDialect({ pool: options.preparedStatements === false ? pool : preparingPool(pool) })
+  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return { db, kind: 'postgres', close: () => db.destroy() }
 }
 

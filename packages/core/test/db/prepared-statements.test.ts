@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import type { Calendar } from '@cal-events/core'
+import { preparingPool } from '../../src/db/prepared-statements.js'
+import { BACKEND, freshCalendar, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+
+// Named prepared statements are a pg-pool feature; PGlite runs statements unnamed.
+describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => {
+  let raw: pg.Pool
+  let calendar: Calendar
+
+  beforeAll(async () => {
+    calendar = await freshCalendar()
+    // One connection, so the statements it prepared are visible to the session that checks them.
+    raw = new pg.Pool({ connectionString: await workerDatabaseUrl(), max: 1 })
+  })
+  afterAll(async () => {
+    await raw.end()
+    await calendar.close()
+  })
+
+  async function withClient<T>(use: (query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>) => Promise<T>) {
+    const pool = preparingPool(raw)
+    const client = await pool.connect()
+    try {
+      return await use((text, values = []) => client.query(text, values) as Promise<pg.QueryResult>)
+    } finally {
+      client.release()
+    }
+  }
+
+  const prepared = (query: (text: string) => Promise<pg.QueryResult>) =>
+    query('select name, statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements').then((r) => r.rows)
+
+  it('names a statement once it has run three times, and PostgreSQL keeps it for the connection', async () => {
+    await withClient(async (query) => {
+      const text = 'select count(*)::int as n from events where id > $1 and status = $2'
+      await query(text, [0, 'publish'])
+      await query(text, [0, 'publish'])
+      expect((await prepared(query)).filter((r) => r.statement === text)).toEqual([])
+      for (let i = 0; i < 5; i++) expect((await query(text, [i, 'publish'])).rows).toEqual([{ n: 0 }])
+      const [row] = (await prepared(query)).filter((r) => r.statement === text)
+      expect(row).toMatchObject({ name: expect.stringMatching(/^cal_[\w-]{24}$/), runs: 5 })
+    })
+  })
+
+  it('never names a pattern match, whose plan needs the pattern', async () => {
+    await withClient(async (query) => {
+      const text = `select id from events where title ilike $1`
+      for (let i = 0; i < 6; i++) await query(text, ['%jazz%'])
+      expect((await prepared(query)).filter((r) => r.statement === text)).toEqual([])
+    })
+  })
+
+  it('names at most 100 statements per pool, then runs the rest unnamed', async () => {
+    await withClient(async (query) => {
+      for (let k = 0; k < 120; k++) {
+        for (let i = 0; i < 3; i++) await query(`select ${k} as k, $1::int as v`, [i])
+      }
+      const names = (await prepared(query)).filter((r) => /as k, \$1::int as v$/.test(r.statement))
+      expect(names.length).toBe(100)
+      // Still correct beyond the cap.
+      expect((await query('select 119 as k, $1::int as v', [7])).rows).toEqual([{ k: 119, v: 7 }])
+    })
+  })
+
+  it('the calendar runs its hot list statement prepared and gets the same page as unprepared', async () => {
+    await calendar.events.create({ title: 'Prepared', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' })
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
+    const original = proto.query
+    const names: (string | undefined)[] = []
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const config = args[0] as { name?: string; text?: string } | string
+      if (typeof config === 'object' && config?.text?.includes('pg_current_snapshot')) names.push(config.name)
+      return original.apply(this, args)
+    }
+    let pages: unknown[]
+    try {
+      pages = []
+      for (let i = 0; i < 5; i++) pages.push(await calendar.events.list({ start_date: '2027-05-01' }, { as: null }))
+    } finally {
+      proto.query = original
+    }
+    expect(names).toHaveLength(5)
+    expect(names.slice(0, 2)).toEqual([undefined, undefined])
+    expect(names.slice(2).every((n) => n !== undefined && /^cal_[\w-]{24}$/.test(n))).toBe(true)
+    for (const page of pages) expect(page).toEqual(pages[0])
+    expect((pages[0] as { events: { title: string }[] }).events.map((e) => e.title)).toEqual(['Prepared'])
+  })
+})
