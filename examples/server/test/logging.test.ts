@@ -2,7 +2,9 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshCalendar, workerDatabaseUrl } from '../../../test-support/test-db.js'
 import { loadConfig } from '../src/config.js'
-import { redactUrl } from '../src/logging.js'
+import express from 'express'
+import type { AddressInfo } from 'node:net'
+import { createLogger, redactUrl, requestLogger } from '../src/logging.js'
 import { startExampleServer, type ExampleServer } from '../src/server.js'
 
 const TOKEN = 'logging-test-admin-token-0123456789'
@@ -56,5 +58,36 @@ describe('request logging of the example server', () => {
     expect(redactUrl('/x?Password=a&b=1&token[]=t&ok')).toBe('/x?Password=[redacted]&b=1&token[]=[redacted]&ok')
     expect(redactUrl('/x')).toBe('/x')
   })
-})
 
+  it('at warn level logs 4xx, 5xx and aborted requests but not successes', async () => {
+    const seen: Record<string, any>[] = []
+    const out = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) seen.push(JSON.parse(line))
+        done()
+      },
+    })
+    const app = express()
+    app.use(requestLogger(createLogger('warn', out)))
+    app.get('/ok', (_req, res) => void res.send('ok'))
+    app.get('/missing', (_req, res) => void res.status(404).send('no'))
+    app.get('/boom', (_req, res) => void res.status(500).send('x'))
+    app.get('/slow', () => {}) // never answers; the client gives up
+    const listener = app.listen(0, '127.0.0.1')
+    await new Promise((r) => listener.once('listening', r))
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`
+    try {
+      for (const path of ['/ok', '/missing', '/boom']) await (await fetch(base + path)).text()
+      await fetch(`${base}/slow`, { signal: AbortSignal.timeout(100) }).catch(() => {})
+      await new Promise((r) => setTimeout(r, 100))
+    } finally {
+      listener.closeAllConnections()
+      listener.close()
+    }
+    expect(seen.map((l) => [l.req.url, l.res.statusCode, l.level, l.msg])).toEqual([
+      ['/missing', 404, 40, 'request completed'],
+      ['/boom', 500, 50, 'request completed'],
+      ['/slow', 200, 40, 'request aborted'],
+    ])
+  })
+})
