@@ -1,3 +1,4 @@
+import { applyGcTuning } from './gc-tuning.js'
 import { ConfigError, loadConfig, type ExampleServerConfig } from './config.js'
 import { startExampleServer } from './server.js'
 
@@ -10,6 +11,7 @@ function describeDatabase(config: ExampleServerConfig): string {
 }
 
 async function main(): Promise<void> {
+  applyGcTuning()
   let config: ExampleServerConfig
   try {
     config = loadConfig()
