@@ -23,10 +23,12 @@ export function expressRequest(request: { native?: unknown }): Request | undefin
 }
 
 function send(req: Request, res: Response, response: CalendarResponse): void {
-  // res.send() would rewrite the contract's `charset=UTF-8`; write the bytes ourselves.
-  const bytes = Buffer.from(JSON.stringify(response.body), 'utf8')
-  res.status(response.status).set(response.headers).set('Content-Length', String(bytes.length))
-  res.end(req.method === 'HEAD' ? undefined : bytes)
+  // res.send() would rewrite the contract's `charset=UTF-8`; write the body ourselves. As a string,
+  // Node sends it in one write with the headers and never copies it into a Buffer first.
+  const text = JSON.stringify(response.body)
+  res.status(response.status).set(response.headers).set('Content-Length', String(Buffer.byteLength(text, 'utf8')))
+  if (req.method === 'HEAD') res.end()
+  else res.end(text, 'utf8')
 }
 
 /**

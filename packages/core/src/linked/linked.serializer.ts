@@ -46,11 +46,12 @@ export function serializeLinked(kind: LinkedKind, row: LinkedRow, ctx: CallConte
   }
   full.global_id = gid
   full.global_id_lineage = [gid]
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(full)) {
-    if (ALWAYS_KEPT.has(key) || !isEmpty(value)) out[key] = value
+  // Deleting keeps the insertion order and skips building a second object (a list page serialises
+  // one of these per venue and organizer).
+  for (const key in full) {
+    if (isEmpty(full[key]) && !ALWAYS_KEPT.has(key)) delete full[key]
   }
-  return out
+  return full
 }
 
 function compact(obj: Record<string, unknown>): Record<string, unknown> {
