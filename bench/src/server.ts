@@ -82,6 +82,7 @@ export async function startCalendarServer(database: string | { dataDir: string }
     CAL_ADMIN_TOKEN: ADMIN_TOKEN,
     CAL_DEMO: '0',
     CAL_BENCH_STATS: '1',
+    ...(process.env.CAL_DB_POOL_SIZE ? { CAL_DB_POOL_SIZE: process.env.CAL_DB_POOL_SIZE } : {}),
     // Request lines at info cost CPU on this 2-core machine; warnings and errors are still logged.
     CAL_LOG_LEVEL: 'warn',
     ...(typeof database === 'string' ? { DATABASE_URL: database } : { CAL_DATA_DIR: database.dataDir }),

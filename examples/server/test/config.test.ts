@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULT_DATA_DIR, loadConfig } from '../src/config.js'
+import { ConfigError, defaultPoolSize, DEFAULT_DATA_DIR, loadConfig } from '../src/config.js'
 
 describe('example server configuration', () => {
   it('defaults to PGlite under the example package, demo data on, port 3000 on loopback', () => {
@@ -21,9 +21,11 @@ describe('example server configuration', () => {
 
   it('uses DATABASE_URL with demo data off unless CAL_DEMO says otherwise', () => {
     const url = 'postgres://postgres@127.0.0.1:5432/calendar'
-    expect(loadConfig({ DATABASE_URL: url })).toMatchObject({ database: { url }, demo: false })
+    expect(loadConfig({ DATABASE_URL: url })).toMatchObject({ database: { url, poolSize: defaultPoolSize() }, demo: false })
+    expect([defaultPoolSize(1), defaultPoolSize(2), defaultPoolSize(64)]).toEqual([4, 6, 100])
     expect(loadConfig({ DATABASE_URL: url, CAL_DEMO: '1' }).demo).toBe(true)
     expect(loadConfig({ CAL_DEMO: '0' }).demo).toBe(false)
+    expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOL_SIZE: '16' }).database).toEqual({ url, poolSize: 16 })
   })
 
   it('reads every variable and treats empty values as unset', () => {
@@ -62,6 +64,8 @@ describe('example server configuration', () => {
     ['CAL_ADMIN_TOKEN', 'short'],
     ['CAL_DEMO', 'maybe'],
     ['DATABASE_URL', 'mysql://localhost/db'],
+    ['CAL_DB_POOL_SIZE', '0'],
+    ['CAL_DB_POOL_SIZE', 'many'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}=`))
