@@ -47,6 +47,8 @@ const HELP = `Usage: pnpm bench [options]
 
   DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the calendar server process only (default none)
+  BENCH_SERVER_NODE_ARGS     node command-line flags for the server, space-separated (default none)
+  CAL_DB_POOL_SIZE           the server's PostgreSQL pool size (default: the example server's, 2 x cores + 2)
 `
 
 function num(name: string, value: string | undefined, fallback: number): number {

@@ -89,7 +89,9 @@ export async function startCalendarServer(database: string | { dataDir: string }
     // Node flags for the server only (e.g. a heap limit), to measure their effect; none by default.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
   }
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), SERVER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Node/V8 flags on the command line (some, like --heap-growing-percent, are refused in NODE_OPTIONS).
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const log: string[] = []
   const m = await waitForLine(child, /listening at (http:\/\/[^/\s]+)(\/\S*)/, 180_000, log)
   // Keep draining the pipes so the child never blocks on a full one.
