@@ -4,7 +4,7 @@ import type pg from 'pg'
 
 /** How many times a statement text runs before it becomes a named prepared statement. */
 const HOT_AFTER = 3
-/** Named statements per pool; each connection holds a plan per name, so the set stays small. */
+/** Texts decided per pool (named, or never named); each connection holds a plan per name, so the set stays small. */
 const MAX_NAMED = 100
 /** Texts whose runs are counted before the counts start over (one-off statements never pile up). */
 const MAX_COUNTED = 2000
@@ -24,11 +24,12 @@ const PLAN_NEEDS_VALUES = /\bi?like\b/i
  * Pattern matches stay unnamed (`PLAN_NEEDS_VALUES`).
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {
-  const names = new Map<string, string>()
+  // A text's name, or null for a pattern match that is never named.
+  const names = new Map<string, string | null>()
   const counts = new Map<string, number>()
   const nameOf = (text: string): string | undefined => {
-    const name = names.get(text)
-    if (name !== undefined || names.size >= MAX_NAMED || PLAN_NEEDS_VALUES.test(text)) return name
+    const known = names.get(text)
+    if (known !== undefined || names.size >= MAX_NAMED) return known ?? undefined
     const seen = (counts.get(text) ?? 0) + 1
     if (seen < HOT_AFTER) {
       if (counts.size >= MAX_COUNTED) counts.clear()
@@ -37,9 +38,9 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     }
     counts.delete(text)
     // Named after the text, so two pools over one pg pool never give one name two texts.
-    const fresh = `cal_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`
-    names.set(text, fresh)
-    return fresh
+    const name = PLAN_NEEDS_VALUES.test(text) ? null : `cal_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`
+    names.set(text, name)
+    return name ?? undefined
   }
   // Kysely keeps one connection object per client it is handed, so hand it the same wrapper.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import type { Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar } from '@cal-events/core'
 import { preparingPool } from '../../src/db/prepared-statements.js'
 import { BACKEND, freshCalendar, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 
@@ -64,27 +64,44 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
     })
   })
 
-  it('the calendar runs its hot list statement prepared and gets the same page as unprepared', async () => {
-    await calendar.events.create({ title: 'Prepared', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' })
+  /** The list five times on `cal`, with the statement name each list statement went out under. */
+  async function listFiveTimes(cal: Calendar) {
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
     const original = proto.query
     const names: (string | undefined)[] = []
     proto.query = function (this: unknown, ...args: unknown[]) {
       const config = args[0] as { name?: string; text?: string } | string
-      if (typeof config === 'object' && config?.text?.includes('pg_current_snapshot')) names.push(config.name)
+      const text = typeof config === 'string' ? config : config?.text
+      if (text?.includes('pg_current_snapshot')) names.push(typeof config === 'string' ? undefined : config.name)
       return original.apply(this, args)
     }
-    let pages: unknown[]
+    const pages: unknown[] = []
     try {
-      pages = []
-      for (let i = 0; i < 5; i++) pages.push(await calendar.events.list({ start_date: '2027-05-01' }, { as: null }))
+      for (let i = 0; i < 5; i++) pages.push(await cal.events.list({ start_date: '2027-05-01' }, { as: null }))
     } finally {
       proto.query = original
     }
+    return { names, pages }
+  }
+
+  it('the calendar runs its hot list statement prepared and gets the same page as unprepared', async () => {
+    await calendar.events.create({ title: 'Prepared', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' })
+    const { names, pages } = await listFiveTimes(calendar)
     expect(names).toHaveLength(5)
     expect(names.slice(0, 2)).toEqual([undefined, undefined])
     expect(names.slice(2).every((n) => n !== undefined && /^cal_[\w-]{24}$/.test(n))).toBe(true)
     for (const page of pages) expect(page).toEqual(pages[0])
     expect((pages[0] as { events: { title: string }[] }).events.map((e) => e.title)).toEqual(['Prepared'])
+  })
+
+  it('with preparedStatements: false every statement goes out unnamed', async () => {
+    const unprepared = await createCalendar({ database: { url: await workerDatabaseUrl(), poolSize: 1, preparedStatements: false }, migrate: false })
+    try {
+      const { names, pages } = await listFiveTimes(unprepared)
+      expect(names).toEqual([undefined, undefined, undefined, undefined, undefined])
+      expect((pages[4] as { events: { title: string }[] }).events.map((e) => e.title)).toEqual(['Prepared'])
+    } finally {
+      await unprepared.close()
+    }
   })
 })
