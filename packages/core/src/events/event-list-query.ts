@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
-import { eventRelations } from './event.repository.js'
+import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
 
 /** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
 export interface DateBounds {
@@ -158,16 +158,18 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
   // Same text whether or not a count is known (a snapshot text is never empty).
   const total = sql<number>`case when ${snapshot} = ${known?.snapshot ?? ''} then ${known?.total ?? 0}::int else (${count}) end`
   const events = orderEventList(base.selectAll('e'), f).limit(page.limit).offset(page.offset)
-  const query = db
-    .selectNoFrom([total.as('total'), snapshot.as('snapshot')])
-    .as('c')
+  // `c` comes first so that the known snapshot and total stay the first two parameters
+  // (`event-list.ts` swaps them in); `page` is a CTE so that its ids reach the relation function
+  // in one call.
   return orderEventList(
     db
-      .selectFrom(query)
-      .leftJoin(events.as('e'), (join) => join.onTrue())
+      .with('c', () => db.selectNoFrom([total.as('total'), snapshot.as('snapshot')]))
+      .with('page', () => events)
+      .selectFrom('c')
+      .leftJoin('page as e', (join) => join.onTrue())
+      .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
       .selectAll('e')
-      .select(['c.total', 'c.snapshot'])
-      .select((eb) => eventRelations(eb as unknown as Parameters<typeof eventRelations>[0])),
+      .select(['c.total', 'c.snapshot', ...RELATION_COLUMNS]),
     f,
   )
 }

@@ -64,8 +64,10 @@ function listStatement(
   let compiled = cache.statements.get(key)
   if (!compiled) {
     compiled = eventListPageQuery(db, filters, page, PROBE).compile()
+    // The statement's shape puts them first whatever the filters; a change that breaks this
+    // must fail every list test, not quietly compile each request again.
     if (compiled.parameters[0] !== PROBE.snapshot || compiled.parameters[1] !== PROBE.total) {
-      return eventListPageQuery(db, filters, page, known).compile()
+      throw new Error('event list statement: the known snapshot and total are not its first two parameters')
     }
     remember(cache.statements, key, compiled, MAX_STATEMENTS)
   }

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
 import type { ImageRow } from '../shared/post-fields.js'
@@ -7,29 +7,40 @@ import type { EventRow } from './event.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 
+/** A row of `cal_event_relations`: one event's relations as JSON. */
+export interface RelationsRow {
+  event_id: number
+  image: ImageRow | null
+  venue: LinkedRow | null
+  organizers: LinkedRow[]
+  terms: TermRow[]
+}
+
+/**
+ * The relations of the events `ids` (an `integer[]` expression) as a table `r` keyed by
+ * `event_id`: `image`, `venue` (not trashed, with its image), `organizers` (not trashed, in
+ * position order, with images) and `terms` (by name). One call of the PL/pgSQL function of
+ * migration 0004, whose plan is cached per connection; test/db/event-relations.test.ts holds it to
+ * the shapes of `imageJson` and plain correlated subqueries.
+ */
+export function eventRelations(ids: Expression<number[]>) {
+  return sql<RelationsRow>`cal_event_relations(${ids})`.as('r')
+}
+
+/** The columns of `eventRelations` an event row carries. */
+export const RELATION_COLUMNS = ['r.image', 'r.venue', 'r.organizers', 'r.terms'] as const
+
 /**
  * Events with everything the serializer needs, in one statement: the venue, organizers, terms
  * and images come back as JSON columns, so a page costs the same number of statements
  * whatever its size.
  */
 export function selectEvents(db: Db) {
-  return db.selectFrom('events as e').selectAll('e').select(eventRelations)
-}
-
-/**
- * The relations of the event row `e` as JSON columns: `image`, `venue` (not trashed, with its
- * image), `organizers` (not trashed, in position order, with images) and `terms` (by name). Built
- * by the PL/pgSQL functions of migration 0003, whose queries are planned once per connection
- * instead of on every statement; test/db/event-relations.test.ts holds them to the shapes of
- * `imageJson` and plain correlated subqueries.
- */
-export function eventRelations(eb: ExpressionBuilder<DB & { e: DB['events'] }, 'e'>) {
-  return [
-    sql<ImageRow | null>`cal_image_json(${eb.ref('e.image_id')})`.as('image'),
-    sql<LinkedRow | null>`cal_venue_json(${eb.ref('e.venue_id')})`.as('venue'),
-    sql<LinkedRow[]>`cal_event_organizers_json(${eb.ref('e.id')})`.as('organizers'),
-    sql<TermRow[]>`cal_event_terms_json(${eb.ref('e.id')})`.as('terms'),
-  ]
+  return db
+    .selectFrom('events as e')
+    .leftJoinLateral(eventRelations(sql<number[]>`array[e.id]`), (join) => join.onTrue())
+    .selectAll('e')
+    .select(RELATION_COLUMNS)
 }
 
 /** One event with relations, any status; `undefined` when the id is not an event. */

@@ -5,10 +5,10 @@ import { sql, type Kysely, type Migration } from 'kysely'
 // that ran an earlier draft of it.
 
 /** The image object of `linked.repository.ts` `imageJson`: id, url, extension, width, height. */
-const IMAGE = (idRef: string) =>
+export const IMAGE = (idRef: string) =>
   `(select to_json(obj) from (select i.id, i.url, i.extension, i.width, i.height from images i where i.id = ${idRef}) obj)`
 
-const UP = [
+const INDEXES = [
   // The public default list (publish, not hidden, start_local window, end_local bound, ordered by
   // start_local, date_utc, id) as an index-only scan: end_local rides along, so neither the page
   // nor the count visits the table. Replaces 0001's `events_listing`, which lacked end_local.
@@ -22,7 +22,10 @@ const UP = [
   // Slug uniqueness checks ask for `slug = $1 or slug like '$1-%'` per language; a pattern-ops
   // index turns that from a table scan (O(events) per create) into two index probes.
   `create index if not exists events_slug_pattern on events (language, slug text_pattern_ops)`,
+]
 
+/** The per-event relation functions; 0004 replaced them with one per page, and recreates them on the way down. */
+export const EVENT_RELATION_FUNCTIONS = [
   // An event's relations as JSON, for `event.repository.ts` `eventRelations`: the same objects as
   // correlated subqueries in every statement would give, but PL/pgSQL prepares its queries once
   // per connection, while a subquery in the statement is planned again on every execution (most
@@ -57,6 +60,8 @@ const UP = [
         order by t.name, t.id) agg);
    end $$`,
 ]
+
+const UP = [...INDEXES, ...EVENT_RELATION_FUNCTIONS]
 
 const DOWN = [
   `drop function if exists cal_event_terms_json(integer)`,
