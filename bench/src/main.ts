@@ -95,9 +95,14 @@ async function statementProbe(server: RunningServer): Promise<Record<string, num
   return out
 }
 
-async function postgresRun(o: BenchOptions): Promise<void> {
+/** Bench databases to drop at the end (none with --keep or --reuse). */
+const toDrop: string[] = []
+
+/** Seeds (or reuses) the main database and runs the scenarios and ceilings on it; the database stays for the scaling run. */
+async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Targets }> {
   const name = `cal_bench_${o.events}`
   console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events into ${name}…`)
+  if (!o.keep && !o.reuse) toDrop.push(name)
   const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse)
   console.log(report.seedLine(o.events, db.migrate, db.timings))
   const server = await startCalendarServer(db.url)
@@ -117,59 +122,84 @@ async function postgresRun(o: BenchOptions): Promise<void> {
       const bare = await bareHttpCeiling(captured, runOpts)
       console.log(`  bare node:http, same ${captured.body.length} bytes: ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`)
       const sqlText = await captureListSql(db.url)
-      const sql = await sqlCeiling(db.url, sqlText.warm, runOpts, followKnownCount)
-      console.log(`  list SQL via pg, ${sql.statements} statement(s) as a warm request issues them: ${sql.requestsPerSecond.toFixed(0)} req/s (${sql.statementsPerSecond.toFixed(0)} statements/s), p50 ${sql.p50.toFixed(1)} ms, p99 ${sql.p99.toFixed(1)} ms`)
       let sqlUncached
       // A first request counts (no total known yet); replayed, its statements count every time.
       if (JSON.stringify(sqlText.first) !== JSON.stringify(sqlText.warm)) {
         sqlUncached = await sqlCeiling(db.url, sqlText.first, runOpts)
         console.log(`  list SQL via pg, ${sqlUncached.statements} statement(s) as a first request issues them (total counted every time): ${sqlUncached.requestsPerSecond.toFixed(0)} req/s, p50 ${sqlUncached.p50.toFixed(1)} ms, p99 ${sqlUncached.p99.toFixed(1)} ms`)
       }
-      const lower = Math.min(bare.rps, sql.requestsPerSecond)
-      const list = scenarioResults.find((s) => s.name === 'list')
-      const fraction = list ? list.rps / lower : NaN
-      if (list) console.log(`  default list: ${list.rps.toFixed(0)} req/s = ${(fraction * 100).toFixed(0)}% of the lower ceiling (${lower.toFixed(0)} req/s)`)
+      // This machine's speed drifts by more than the margins of the targets over a few minutes, so
+      // the ratio compares measurements taken back to back, several times, and takes the median.
+      const listSpec = all.find((s) => s.name === 'list')!.spec
+      const rounds = []
+      for (let i = 0; i < o.rounds; i++) {
+        const list = await measure(server, listSpec, { ...runOpts, stats: true })
+        const sql = await sqlCeiling(db.url, sqlText.warm, runOpts, followKnownCount)
+        const lower = Math.min(bare.rps, sql.requestsPerSecond)
+        rounds.push({ list, sql, lower, fraction: list.rps / lower })
+        console.log(
+          `  round ${i + 1}: default list ${list.rps.toFixed(0)} req/s (p99 ${list.p99} ms), then list SQL via pg, ${sql.statements} statement(s) as a warm request issues them: ` +
+            `${sql.requestsPerSecond.toFixed(0)} req/s (p50 ${sql.p50.toFixed(1)} ms, p99 ${sql.p99.toFixed(1)} ms): ${(rounds[i]!.fraction * 100).toFixed(0)}%`,
+        )
+      }
+      const fraction = report.median(rounds.map((x) => x.fraction))
+      const mid = [...rounds].sort((a, b) => a.fraction - b.fraction)[rounds.length >> 1]!
+      console.log(`  default list: ${(fraction * 100).toFixed(0)}% of the lower ceiling (median of ${rounds.length} rounds)`)
       results.postgres.ceilings = {
         bare,
-        sql: { ...sql, sql: sqlText.warm.map((s) => s.text) },
+        sql: { ...mid.sql, sql: sqlText.warm.map((s) => s.text) },
         ...(sqlUncached ? { sqlUncached: { ...sqlUncached, sql: sqlText.first.map((s) => s.text) } } : {}),
-        lower,
+        rounds,
+        lower: mid.lower,
         fraction,
       }
     }
     if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, writes, 'writes')))
   } finally {
     await server.stop()
-    if (!o.keep && !o.reuse) await dropDatabase(o.adminUrl, name)
   }
+  return { url: db.url, targets: db.targets }
 }
 
-async function scalingRun(o: BenchOptions): Promise<void> {
+/** The medians of `runs` (p50, p99, req/s) on the first run's other fields. */
+function medianResult(runs: ScenarioResult[]): ScenarioResult {
+  return { ...runs[0]!, rps: report.median(runs.map((x) => x.rps)), p50: report.median(runs.map((x) => x.p50)), p99: report.median(runs.map((x) => x.p99)) }
+}
+
+async function scalingRun(o: BenchOptions, largeUrl: string, largeTargets: Targets): Promise<void> {
   const large = results.postgres
   if (!large) return
   const name = `cal_bench_${o.scalingEvents}`
   console.log(`\nScaling: seeding ${o.scalingEvents.toLocaleString('en-US')} events into ${name}…`)
+  if (!o.keep && !o.reuse) toDrop.push(name)
   const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse)
   console.log(report.seedLine(o.scalingEvents, db.migrate, db.timings))
-  const server = await startCalendarServer(db.url)
+  // Both servers run; each round measures the large then the small database, back to back.
+  const bigServer = await startCalendarServer(largeUrl)
+  const smallServer = await startCalendarServer(db.url)
   try {
-    const chosen = scenarios(db.targets).filter((s) => s.name === 'list' || s.name === 'search')
-    const small = await runScenarios(server, chosen, `PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`)
-    results.scaling = { small: o.scalingEvents, large: large.events, scenarios: [] }
-    for (const s of small) {
-      const l = large.scenarios.find((x) => x.name === s.name)
-      if (!l) continue
-      results.scaling.scenarios.push({ name: s.name, small: s, large: l, p50Ratio: l.p50 / s.p50, p99Ratio: l.p99 / s.p99 })
+    const pick = (t: Targets) => scenarios(t).filter((s) => s.name === 'list' || s.name === 'search')
+    const bigRuns: ScenarioResult[][] = []
+    const smallRuns: ScenarioResult[][] = []
+    for (let i = 0; i < o.rounds; i++) {
+      bigRuns.push(await runScenarios(bigServer, pick(largeTargets), `round ${i + 1}: PostgreSQL, ${large.events.toLocaleString('en-US')} events`))
+      smallRuns.push(await runScenarios(smallServer, pick(db.targets), `round ${i + 1}: PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`))
+    }
+    results.scaling = { small: o.scalingEvents, large: large.events, rounds: o.rounds, scenarios: [] }
+    for (const [j, s] of pick(db.targets).entries()) {
+      const big = medianResult(bigRuns.map((r) => r[j]!))
+      const small = medianResult(smallRuns.map((r) => r[j]!))
+      results.scaling.scenarios.push({ name: s.name, small, large: big, p50Ratio: big.p50 / small.p50, p99Ratio: big.p99 / small.p99 })
     }
     console.log(
       report.table(
-        ['scenario', 'p50 ratio', 'p99 ratio'],
+        ['scenario (medians of rounds)', 'p50 ratio', 'p99 ratio'],
         results.scaling.scenarios.map((x) => [`${x.name} (${large.events} / ${o.scalingEvents})`, `${x.p50Ratio.toFixed(2)}x`, `${x.p99Ratio.toFixed(2)}x`]),
       ),
     )
   } finally {
-    await server.stop()
-    if (!o.keep && !o.reuse) await dropDatabase(o.adminUrl, name)
+    await bigServer.stop()
+    await smallServer.stop()
   }
 }
 
@@ -191,10 +221,11 @@ async function pgliteRun(o: BenchOptions): Promise<void> {
 }
 
 try {
-  await postgresRun(opts)
-  if (!opts.skipScaling) await scalingRun(opts)
+  const main = await postgresRun(opts)
+  if (!opts.skipScaling) await scalingRun(opts, main.url, main.targets)
   if (!opts.skipPglite) await pgliteRun(opts)
 } finally {
+  for (const name of toDrop) await dropDatabase(opts.adminUrl, name).catch((e: Error) => console.error(`could not drop ${name}: ${e.message}`))
   results.seconds = (performance.now() - started) / 1000
   results.targets = report.targets(results)
   mkdirSync(dirname(opts.out), { recursive: true })

@@ -20,13 +20,24 @@ export interface RunResults {
     scenarios: ScenarioResult[]
     ceilings?: {
       bare: LoadResult
+      /** The SQL ceiling of the median round. */
       sql: SqlCeiling & { sql: string[] }
       sqlUncached?: SqlCeiling & { sql: string[] }
+      /** The default list and the SQL ceiling measured back to back, with the list's share of the lower ceiling. */
+      rounds: { list: LoadResult; sql: SqlCeiling; lower: number; fraction: number }[]
+      /** Of the median round. */
       lower: number
+      /** Median over the rounds. */
       fraction: number
     }
   }
-  scaling?: { small: number; large: number; scenarios: { name: string; small: ScenarioResult; large: ScenarioResult; p50Ratio: number; p99Ratio: number }[] }
+  /** `small`/`large` hold the medians of p50, p99 and req/s over the paired rounds; the ratios are of those medians. */
+  scaling?: {
+    small: number
+    large: number
+    rounds: number
+    scenarios: { name: string; small: ScenarioResult; large: ScenarioResult; p50Ratio: number; p99Ratio: number }[]
+  }
   pglite?: { events: number; migrate: number; seed: SeedTimings; scenarios: ScenarioResult[] }
   targets: Target[]
   seconds: number
@@ -37,6 +48,19 @@ export interface Target {
   goal: string
   value: string
   met: boolean | undefined
+}
+
+/** The median of `xs` (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+/** Every p99 of the default list at the main size: its scenario run and the ceiling rounds. */
+export function listP99s(r: RunResults): number[] {
+  const list = r.postgres?.scenarios.find((s) => s.name === 'list')
+  return [...(list ? [list.p99] : []), ...(r.postgres?.ceilings?.rounds.map((x) => x.list.p99) ?? [])]
 }
 
 const f = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits))
@@ -84,10 +108,17 @@ export function targets(r: RunResults): Target[] {
   const out: Target[] = []
   const pgRun = r.postgres
   const list = pgRun?.scenarios.find((s) => s.name === 'list')
-  if (pgRun?.ceilings && list) {
-    out.push({ name: 'default list vs lower ceiling', goal: '>= 50%', value: `${f(pgRun.ceilings.fraction * 100, 0)}%`, met: pgRun.ceilings.fraction >= 0.5 })
+  if (pgRun?.ceilings) {
+    const c = pgRun.ceilings
+    const each = c.rounds.map((x) => `${f(x.fraction * 100, 0)}`).join('/')
+    out.push({ name: 'default list vs lower ceiling (median of rounds)', goal: '>= 50%', value: `${f(c.fraction * 100, 0)}% (${each})`, met: c.fraction >= 0.5 })
   }
-  if (list) out.push({ name: 'default list p99', goal: '<= 25 ms', value: `${f(list.p99)} ms`, met: list.p99 <= 25 })
+  const p99s = listP99s(r)
+  if (list) {
+    const p99 = median(p99s)
+    const name = p99s.length > 1 ? `default list p99 (median of ${p99s.length} runs)` : 'default list p99'
+    out.push({ name, goal: '<= 25 ms', value: `${f(p99)} ms${p99s.length > 1 ? ` (${p99s.map((x) => f(x, 0)).join('/')})` : ''}`, met: p99 <= 25 })
+  }
   if (pgRun) {
     const lists = pgRun.scenarios.filter((s) => s.name.startsWith('list') || s.name === 'search')
     const perPage = Object.values(pgRun.statementsByPerPage)
@@ -140,13 +171,21 @@ export function markdown(r: RunResults): string {
         rows.push([`list SQL via pg (${c.sqlUncached.statements} statement(s) as a first request, total counted every time)`, f(c.sqlUncached.requestsPerSecond, 0), f(c.sqlUncached.p50), f(c.sqlUncached.p99)])
       }
       parts.push(`#### Ceilings\n\n${markdownTable(['ceiling', 'req/s', 'p50 ms', 'p99 ms'], rows)}`)
-      parts.push(`Default list: ${f(p.scenarios.find((s) => s.name === 'list')?.rps, 0)} req/s = **${f(c.fraction * 100, 0)}%** of the lower ceiling (${f(c.lower, 0)} req/s).`)
+      parts.push(
+        `Rounds, each the default list then its SQL ceiling, back to back:\n\n` +
+          markdownTable(
+            ['round', 'list req/s', 'list p50 ms', 'list p99 ms', 'SQL ceiling req/s', 'share of the lower ceiling'],
+            c.rounds.map((x, i) => [String(i + 1), f(x.list.rps, 0), f(x.list.p50), f(x.list.p99), f(x.sql.requestsPerSecond, 0), `${f(x.fraction * 100, 0)}%`]),
+          ),
+      )
+      parts.push(`Default list: **${f(c.fraction * 100, 0)}%** of the lower ceiling (median of ${c.rounds.length} rounds).`)
     }
   }
   if (r.scaling) {
     const s = r.scaling
     parts.push(
       `### Scaling: ${s.small.toLocaleString('en-US')} vs ${s.large.toLocaleString('en-US')} events\n\n` +
+        `Medians of ${s.rounds} rounds, each measuring both databases back to back.\n\n` +
         markdownTable(
           ['scenario', `p50 ${s.small}`, `p50 ${s.large}`, 'p50 ratio', `p99 ${s.small}`, `p99 ${s.large}`, 'p99 ratio', `req/s ${s.small}`, `req/s ${s.large}`],
           s.scenarios.map((x) => [x.name, f(x.small.p50), f(x.large.p50), f(x.p50Ratio, 2), f(x.small.p99), f(x.large.p99), f(x.p99Ratio, 2), f(x.small.rps, 0), f(x.large.rps, 0)]),
