@@ -15,16 +15,27 @@ function processTicks(pid: number | string): number {
   }
 }
 
-function postgresTicks(): number {
-  let sum = 0
+/** CPU ticks of each PostgreSQL process, by pid. */
+function postgresTicks(): Map<string, number> {
+  const ticks = new Map<string, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') sum += processTicks(entry)
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') ticks.set(entry, processTicks(entry))
     } catch {
       // gone meanwhile
     }
   }
+  return ticks
+}
+
+/**
+ * PostgreSQL ticks between two marks, per process: a backend that exits in between (another
+ * server's idle pool connection timing out) must not subtract its whole lifetime from the sum.
+ */
+function postgresDelta(a: Map<string, number>, b: Map<string, number>): number {
+  let sum = 0
+  for (const [pid, ticks] of b) sum += ticks - (a.get(pid) ?? 0)
   return sum
 }
 
@@ -42,7 +53,7 @@ function machineTicks(): { busy: number; all: number } {
 export interface CpuMark {
   server: number
   bench: number
-  postgres: number
+  postgres: Map<string, number>
   machine: { busy: number; all: number }
 }
 
@@ -63,7 +74,7 @@ export function cpuPerRequest(a: CpuMark, b: CpuMark, requests: number): CpuPerR
   const per = (ticks: number) => (requests > 0 ? (ticks * TICK_MS) / requests : 0)
   const server = b.server - a.server
   const bench = b.bench - a.bench
-  const postgres = b.postgres - a.postgres
+  const postgres = postgresDelta(a.postgres, b.postgres)
   const busy = b.machine.busy - a.machine.busy
   const all = b.machine.all - a.machine.all
   return {
