@@ -112,11 +112,17 @@ export async function resolveTermFilter(
   if (items.length === 0) throw invalidParam(param)
   const strings = items.map(String)
   const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number)
+  // A category's descendants come in the same statement, one array per candidate: a list request
+  // with a category filter then costs one round trip here, not two.
+  const subtree = sql<number[]>`array(
+    with recursive tree(id) as (select t.id union select c.id from terms c join tree on c.parent_id = tree.id)
+    select id from tree)`
   const rows = await db
-    .selectFrom('terms')
-    .select(['id', 'slug', 'language'])
-    .where('taxonomy', '=', taxonomy)
-    .where((eb) => eb.or([eb('slug', 'in', strings.map((s) => s.toLowerCase())), ...(numbers.length ? [eb('id', 'in', numbers)] : [])]))
+    .selectFrom('terms as t')
+    .select(['t.id', 't.slug', 't.language'])
+    .$if(taxonomy === 'category', (q) => q.select(subtree.as('subtree')))
+    .where('t.taxonomy', '=', taxonomy)
+    .where((eb) => eb.or([eb('t.slug', 'in', strings.map((s) => s.toLowerCase())), ...(numbers.length ? [eb('t.id', 'in', numbers)] : [])]))
     .execute()
   const ids: number[] = []
   for (const item of strings) {
@@ -125,14 +131,7 @@ export async function resolveTermFilter(
     const byId = /^\d+$/.test(item) ? rows.find((r) => r.id === Number(item)) : undefined
     const found = bySlug ?? byId
     if (!found) throw invalidParam(param)
-    ids.push(found.id)
+    ids.push(...('subtree' in found ? (found.subtree as number[]) : [found.id]))
   }
-  if (taxonomy === 'tag') return [...new Set(ids)]
-  const expanded = await sql<{ id: number }>`
-    with recursive tree(id) as (
-      select id from terms where id = any(${ids}::int[])
-      union
-      select t.id from terms t join tree on t.parent_id = tree.id
-    ) select id from tree`.execute(db)
-  return [...new Set(expanded.rows.map((r) => r.id))]
+  return [...new Set(ids)]
 }
