@@ -1,7 +1,8 @@
 // The packages as a user gets them from the registry: build and `pnpm pack` both, lint the
 // tarballs (publint, @arethetypeswrong/cli), then install them with npm into an app OUTSIDE the
-// workspace and serve the calendar from there (ESM on embedded PGlite, CommonJS on PostgreSQL),
-// and type-check a TypeScript consumer against the published declarations.
+// workspace and serve the calendar from there (ESM on embedded PGlite, with Express 5 and with
+// Express 4; CommonJS on PostgreSQL), and type-check a TypeScript consumer against the published
+// declarations.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -182,6 +183,9 @@ describe('published packages', () => {
   const tarballs: Record<string, string> = {}
   let app: string
   let installed: Promise<void>
+  // A second outside app on Express 4, which the adapter's peer range also promises.
+  let app4: string
+  let installed4: Promise<void>
 
   // A database of this run for the CommonJS app; the global teardown drops it too.
   const database = scratchDatabase('packaging')
@@ -207,16 +211,25 @@ describe('published packages', () => {
     expect(relative(realpathSync(ROOT), realpathSync(app)).startsWith('..')).toBe(true)
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'outside-app', private: true, type: 'module' }))
     // Started now, checked by the install tests; the lint tests run meanwhile.
-    installed = run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarballs['@cal-events/core']!, tarballs['@cal-events/http-express']!, 'express', '@types/express'],
-      { cwd: app, env: npmEnv(), maxBuffer: 16 << 20 },
-    ).then(() => undefined)
-    installed.catch(() => {}) // reported by the tests that await it
+    const install = (dir: string, express: string) => {
+      const done = run(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarballs['@cal-events/core']!, tarballs['@cal-events/http-express']!, express, '@types/express'],
+        { cwd: dir, env: npmEnv(), maxBuffer: 16 << 20 },
+      ).then(() => undefined)
+      done.catch(() => {}) // reported by the tests that await it
+      return done
+    }
+    installed = install(app, 'express')
+    app4 = join(work, 'outside-app-express4')
+    mkdirSync(app4)
+    writeFileSync(join(app4, 'package.json'), JSON.stringify({ name: 'outside-app-express4', private: true, type: 'module' }))
+    installed4 = install(app4, 'express@4')
   })
 
   afterAll(async () => {
     await installed?.catch(() => {})
+    await installed4?.catch(() => {})
     if (work) rmSync(work, { recursive: true, force: true })
     await database.drop()
   })
@@ -274,16 +287,17 @@ describe('published packages', () => {
     expect(types.problems.length).toBeGreaterThan(0)
   })
 
-  it('installs outside the workspace with npm and serves the calendar from a plain ESM Express app', async () => {
-    await installed
-    writeFileSync(join(app, 'app.mjs'), ESM_APP)
-    const child = spawn(process.execPath, ['app.mjs'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] })
+  /** Runs ESM_APP in `dir` and checks it over HTTP; returns the Express major version it ran on. */
+  async function serveFrom(dir: string): Promise<number> {
+    writeFileSync(join(dir, 'app.mjs'), ESM_APP)
+    const child = spawn(process.execPath, ['app.mjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
     try {
       const { port, token } = JSON.parse(await waitForLine(child, 60_000)) as { port: number; token: string }
       const base = `http://127.0.0.1:${port}/cal/events/v1`
 
       const list = await fetch(`${base}/events?start_date=2030-01-01&end_date=2030-12-31`)
       expect(list.status).toBe(200)
+      expect(list.headers.get('x-cal-total')).toBe('1')
       const body = (await list.json()) as { total: number; events: { title: string; global_id_lineage: string[] }[] }
       expect(body.total).toBe(1)
       expect(body.events[0]).toMatchObject({ title: 'Packed and installed' })
@@ -301,15 +315,44 @@ describe('published packages', () => {
         body: JSON.stringify({ title: 'Anonymous', start_date: '2030-05-03 18:00:00', end_date: '2030-05-03 19:00:00' }),
       })
       expect(anonymous.status).toBe(401)
+      // Errors raised by Express's own body reader come back in the calendar's error shape.
+      const broken = await fetch(`${base}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"title": ',
+      })
+      expect(broken.status).toBe(400)
+      expect(await broken.json()).toMatchObject({ code: expect.any(String), message: expect.any(String) })
+      const tooLarge = await fetch(`${base}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'x'.repeat(2 << 20) }),
+      })
+      expect(tooLarge.status).toBe(413)
+      expect(await tooLarge.json()).toMatchObject({ code: expect.any(String) })
+      const missing = await fetch(`${base}/events/999999`)
+      expect(missing.status).toBe(404)
 
       const doc = (await (await fetch(`${base}/doc`)).json()) as { openapi: string }
       expect(doc.openapi).toMatch(/^3\.1/)
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('host home')
+      const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', 'express', 'package.json'), 'utf8')) as { version: string }
+      return Number(pkg.version.split('.')[0])
     } finally {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
       await exited
     }
+  }
+
+  it('installs outside the workspace with npm and serves the calendar from a plain ESM Express app', async () => {
+    await installed
+    expect(await serveFrom(app)).toBe(5)
+  })
+
+  it('serves the same from an Express 4 app', async () => {
+    await installed4
+    expect(await serveFrom(app4)).toBe(4)
   })
 
   it('require()s both packages from CommonJS and runs the calendar on PostgreSQL', async () => {
