@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { escapeLike, likePattern } from '../db/like-pattern.js'
 import { invalidParam } from '../errors.js'
 import { slugify, withSuffix } from '../shared/slug.js'
 
@@ -67,7 +66,7 @@ export async function createTermRow(
         .select('slug')
         .where('taxonomy', '=', t.taxonomy)
         .where('language', '=', t.language)
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`)]))
         .execute()
     ).map((r) => r.slug),
   )
