@@ -86,6 +86,22 @@ describe(`GET /events filters (${BACKEND})`, () => {
     expect(titles(await calendar.events.list({ search: 'guitars saxophone' }))).toEqual([])
   })
 
+  it('matches quotes, backslashes and LIKE wildcards literally', async () => {
+    const odd = await calendar.events.create({
+      title: `O'Brien's 100% \\ night_out`,
+      start_date: '2026-11-26 20:00:00',
+      end_date: '2026-11-26 21:00:00',
+    })
+    try {
+      for (const word of [`o'brien's`, '100%', '\\', 'night_out', `'`]) {
+        expect(titles(await calendar.events.list({ search: word })), word).toEqual([`O'Brien's 100% \\ night_out`])
+      }
+      for (const word of ['100_', 'night%out', `'); select 1; --`, '\\\\']) expect(titles(await calendar.events.list({ search: word })), word).toEqual([])
+    } finally {
+      await calendar.events.delete(odd.id)
+    }
+  })
+
   it('filters categories by id or slug, including descendants, and tags', async () => {
     expect(titles(await calendar.events.list({ categories: [parentCat] }))).toEqual(['Concert', 'Jazz night'])
     expect(titles(await calendar.events.list({ categories: 'jazz' }))).toEqual(['Jazz night'])

@@ -94,6 +94,10 @@ describe(`venues list: filters, paging, visibility (${BACKEND})`, () => {
     expect(await search('zeta.example')).toEqual([])
     expect(await search('a_p')).toEqual([])
     expect(await search('%')).toEqual([])
+    // Quotes and SQL-looking text are only text.
+    expect(await search(`o'hara`)).toEqual([])
+    expect(await search(`x' or ''='`)).toEqual([])
+    expect(await search('title like $1')).toEqual([])
     await expect(calendar.venues.list({ search: ['a', 'b'] })).rejects.toMatchObject({ code: 'BAD_SEARCH_STRING' })
     await expect(calendar.venues.list({ search: '' })).rejects.toMatchObject({ code: 'INVALID_PARAM', data: { params: { search: expect.any(String) } } })
   })
