@@ -176,8 +176,9 @@ async function scalingRun(o: BenchOptions, largeUrl: string, largeTargets: Targe
   console.log(report.seedLine(o.scalingEvents, db.migrate, db.timings))
   // Both servers run; each round measures the large then the small database, back to back.
   const bigServer = await startCalendarServer(largeUrl)
-  const smallServer = await startCalendarServer(db.url)
+  let smallServer: RunningServer | undefined
   try {
+    smallServer = await startCalendarServer(db.url)
     const pick = (t: Targets) => scenarios(t).filter((s) => s.name === 'list' || s.name === 'search')
     const bigRuns: ScenarioResult[][] = []
     const smallRuns: ScenarioResult[][] = []
@@ -199,7 +200,7 @@ async function scalingRun(o: BenchOptions, largeUrl: string, largeTargets: Targe
     )
   } finally {
     await bigServer.stop()
-    await smallServer.stop()
+    await smallServer?.stop()
   }
 }
 
