@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
+import { containsPattern } from '../db/like-pattern.js'
 import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
 
 /** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
@@ -35,10 +36,6 @@ export interface EventListFilters {
 }
 
 type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
-
-function escapeLike(word: string): string {
-  return word.replace(/[\\%_]/g, (c) => `\\${c}`)
-}
 
 /**
  * The partial list indexes hold `status = 'publish' and not hide_from_listings`; with literals in
@@ -85,7 +82,7 @@ function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame
 function matchesText(qb: EventsQuery, words: readonly string[]): EventsQuery {
   // One concatenated expression, the same as the trigram index's, so the index serves it.
   return words.reduce(
-    (q, word) => q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', `%${escapeLike(word)}%`),
+    (q, word) => q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', containsPattern(word)),
     qb,
   )
 }

@@ -1,6 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
+import { containsPattern } from '../db/like-pattern.js'
 import type { LinkedKind } from './kinds.js'
 import type { LinkedDB } from './linked.repository.js'
 
@@ -22,10 +23,6 @@ export interface LinkedListFilters {
 type LinkedTable = LinkedDB['venues']
 type LinkedQuery = SelectQueryBuilder<LinkedDB & { p: LinkedTable }, 'p', object>
 type LinkedEb = ExpressionBuilder<LinkedDB & { p: LinkedTable }, 'p'>
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
-}
 
 function visible(qb: LinkedQuery, f: LinkedListFilters): LinkedQuery {
   let q = qb
@@ -72,7 +69,7 @@ function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<Sql
 export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: LinkedListFilters): LinkedQuery {
   return (db.selectFrom(`${kind.table} as p`) as unknown as LinkedQuery)
     .$call((q) => visible(q, f))
-    .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', `%${escapeLike(f.search!)}%`))
+    .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', containsPattern(f.search!)))
     .$if(f.eventId !== undefined, (q) => q.where((eb) => linkedToEvent(kind, eb, ev('ev.id', '=', f.eventId!))))
     .$if(f.hasEvents !== undefined, (q) =>
       q.where((eb) => {

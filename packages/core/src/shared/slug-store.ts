@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
+import { escapeLike, likePattern } from '../db/like-pattern.js'
 import { withSuffix } from './slug.js'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -19,12 +20,11 @@ export async function uniqueSlug(
 ): Promise<string> {
   if (base === '') return ''
   await sql`select pg_advisory_xact_lock(hashtext(${`${table}:${language}:${base}`}))`.execute(trx)
-  const escaped = base.replace(/[\\%_]/g, (c) => `\\${c}`)
   const rows = await trx
     .selectFrom(table)
     .select('slug')
     .where('language', '=', language)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${escaped}-%`)]))
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
     .$if(excludeId !== undefined, (qb) => qb.where('id', '<>', excludeId!))
     .execute()
   const taken = new Set(rows.map((r) => r.slug))

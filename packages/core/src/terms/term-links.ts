@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
+import { escapeLike, likePattern } from '../db/like-pattern.js'
 import { invalidParam } from '../errors.js'
 import { slugify, withSuffix } from '../shared/slug.js'
 
@@ -66,7 +67,7 @@ export async function createTermRow(
         .select('slug')
         .where('taxonomy', '=', t.taxonomy)
         .where('language', '=', t.language)
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`)]))
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
         .execute()
     ).map((r) => r.slug),
   )

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
+import { containsPattern } from '../db/like-pattern.js'
 import type { Taxonomy, TermOrderBy } from './term.args.js'
 import type { TermRow } from './term.serializer.js'
 
@@ -99,17 +100,15 @@ export interface TermListFilters {
   order: 'asc' | 'desc'
 }
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
-}
-
 /** The filtered terms of a list request, before ordering and paging. Pure: builds, never runs. */
 export function termListQuery(db: Kysely<DB>, f: TermListFilters): TermsQuery {
-  const pattern = f.search === undefined ? '' : `%${escapeLike(f.search)}%`
   return (db.selectFrom('terms as t') as unknown as TermsQuery)
     .where('t.taxonomy', '=', f.taxonomy)
     .$if(f.language !== undefined, (q) => q.where('t.language', '=', f.language!))
-    .$if(f.search !== undefined, (q) => q.where((eb) => eb.or([eb('t.name', 'ilike', pattern), eb('t.slug', 'ilike', pattern)])))
+    .$if(f.search !== undefined, (q) => {
+      const pattern = containsPattern(f.search!)
+      return q.where((eb) => eb.or([eb('t.name', 'ilike', pattern), eb('t.slug', 'ilike', pattern)]))
+    })
     .$if(f.include !== undefined, (q) => q.where('t.id', 'in', [...f.include!]))
     .$if(f.exclude !== undefined, (q) => q.where('t.id', 'not in', [...f.exclude!]))
     .$if(f.hideEmpty, (q) => q.where('t.count', '>', 0))

@@ -1,0 +1,24 @@
+import { sql, type RawBuilder } from 'kysely'
+
+/** `text` with LIKE's wildcards and escape character escaped, to match literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+/**
+ * A LIKE/ILIKE pattern written into the statement as a string literal, never as a parameter.
+ * The pool plans statements generically (`prepared-statements.ts`), and a generic plan cannot use a
+ * trigram or `text_pattern_ops` index for a pattern it does not know: search fell from about 900
+ * to 27 requests a second that way. The `E''` form escapes backslashes and quotes the same way
+ * whatever `standard_conforming_strings` says.
+ */
+export function likePattern(pattern: string): RawBuilder<string> {
+  // Text values never hold NUL (the API refuses it); in a statement it would end the text early.
+  if (pattern.includes('\u0000')) throw new Error('likePattern: NUL in a pattern')
+  return sql.raw(`E'${pattern.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`)
+}
+
+/** A pattern matching `text` anywhere, case as the operator decides. */
+export function containsPattern(text: string): RawBuilder<string> {
+  return likePattern(`%${escapeLike(text)}%`)
+}

@@ -1,0 +1,34 @@
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, DummyDriver, sql } from 'kysely'
+import { describe, expect, it } from 'vitest'
+import { containsPattern, escapeLike, likePattern } from '../../src/db/like-pattern.js'
+
+// Compiles without a database: the literal is in the statement text, with no parameter.
+const db = new Kysely<Record<string, never>>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new PostgresIntrospector(k),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+})
+const compiled = (pattern: ReturnType<typeof likePattern>) => sql`select 1 where x ilike ${pattern}`.compile(db)
+
+describe('LIKE patterns as literals', () => {
+  it('escapes the wildcards and the escape character', () => {
+    expect(escapeLike('100%_a\\b')).toBe('100\\%\\_a\\\\b')
+  })
+
+  it('writes an E-string with quotes doubled and backslashes doubled, and no parameter', () => {
+    const q = compiled(likePattern(`O'Brien \\ '); drop table x; --`))
+    expect(q.parameters).toEqual([])
+    expect(q.sql).toBe(`select 1 where x ilike E'O''Brien \\\\ ''); drop table x; --'`)
+  })
+
+  it('wraps a contains-search in % after escaping', () => {
+    expect(compiled(containsPattern('50%')).sql).toBe(`select 1 where x ilike E'%50\\\\%%'`)
+  })
+
+  it('refuses NUL, which would end the statement text', () => {
+    expect(() => likePattern('a\u0000b')).toThrow(/NUL/)
+  })
+})
