@@ -11,9 +11,11 @@ const MAX_COUNTED = 2000
 /**
  * A LIKE/ILIKE pattern given as a parameter. Connections plan generically (below), and a generic
  * plan cannot use a trigram or `text_pattern_ops` index for an unknown pattern (search fell to 27
- * requests a second), so patterns must be literals (`like-pattern.ts`); this one is refused.
+ * requests a second), so patterns must be literals (`sql-literals.ts`); this one is refused.
  */
 const PATTERN_PARAMETER = /\bi?like\s+\$\d/i
+/** String literals, blanked before that check: a searched text may itself read `like $1`. */
+const STRING_LITERAL = /E?'(?:[^']|'')*'/g
 
 /**
  * PostgreSQL's plan cache keeps a custom plan, re-planned on every run, whenever the generic plan's
@@ -38,7 +40,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     const known = names.get(text)
     if (known !== undefined || names.size >= MAX_NAMED) return known
     const seen = (counts.get(text) ?? 0) + 1
-    if (seen === 1 && PATTERN_PARAMETER.test(text)) throw new Error(`A LIKE pattern must be a literal (likePattern), not a parameter: ${text}`)
+    if (seen === 1 && PATTERN_PARAMETER.test(text.replace(STRING_LITERAL, "''"))) throw new Error(`A LIKE pattern must be a literal (likePattern), not a parameter: ${text}`)
     if (seen < HOT_AFTER) {
       if (counts.size >= MAX_COUNTED) counts.clear()
       counts.set(text, seen)

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
-import { containsPattern } from '../db/like-pattern.js'
+import { containsPattern, pageBound } from '../db/sql-literals.js'
 import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
 
 /** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
@@ -154,7 +154,7 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
   const count = base.select(sql<number>`count(*)::int`.as('n'))
   // Same text whether or not a count is known (a snapshot text is never empty).
   const total = sql<number>`case when ${snapshot} = ${known?.snapshot ?? ''} then ${known?.total ?? 0}::int else (${count}) end`
-  const events = orderEventList(base.selectAll('e'), f).limit(page.limit).offset(page.offset)
+  const events = orderEventList(base.selectAll('e'), f).limit(pageBound(page.limit)).offset(pageBound(page.offset))
   // `c` comes first so that the known snapshot and total stay the first two parameters
   // (`event-list.ts` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.

@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
-import { containsPattern } from '../db/like-pattern.js'
+import { containsPattern } from '../db/sql-literals.js'
 import type { LinkedKind } from './kinds.js'
 import type { LinkedDB } from './linked.repository.js'
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
 import { canEditType, listScope } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
+import { pageBound } from '../db/sql-literals.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { utcWall } from '../shared/post-fields.js'
@@ -54,7 +55,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
       let rows: LinkedRow[] = []
       if (total > 0) {
         const page = orderLinkedList(base.selectAll('p').select((eb) => imageJson(eb, 'p.image_id').as('image')))
-        rows = (await page.limit(p.perPage).offset(p.offset).execute()) as unknown as LinkedRow[]
+        rows = (await page.limit(pageBound(p.perPage)).offset(pageBound(p.offset)).execute()) as unknown as LinkedRow[]
       }
       const urls = listUrls(`${ctx.urls.rest}/${kind.plural}`, ctx.raw.query, p, pages)
       const body = postListBody(kind.plural, rows.map((row) => serializeLinked(kind, row, ctx, false)), urls, total, pages)

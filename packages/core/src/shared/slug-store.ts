@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { escapeLike, likePattern } from '../db/like-pattern.js'
+import { escapeLike, likePattern } from '../db/sql-literals.js'
 import { withSuffix } from './slug.js'
 
 type Db = Kysely<DB> | Transaction<DB>

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { escapeLike, likePattern } from '../db/like-pattern.js'
+import { escapeLike, likePattern } from '../db/sql-literals.js'
 import { invalidParam } from '../errors.js'
 import { slugify, withSuffix } from '../shared/slug.js'
 

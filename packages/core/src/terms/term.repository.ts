@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { containsPattern } from '../db/like-pattern.js'
+import { containsPattern, pageBound } from '../db/sql-literals.js'
 import type { Taxonomy, TermOrderBy } from './term.args.js'
 import type { TermRow } from './term.serializer.js'
 
@@ -157,5 +157,5 @@ function byName(qb: TermsQuery, dir: 'asc' | 'desc'): TermsQuery {
 
 /** One page of the filtered, ordered terms. */
 export function selectTermPage(db: Kysely<DB>, f: TermListFilters, limit: number, offset: number) {
-  return orderTermList(termListQuery(db, f), f).select(TERM_COLUMNS).limit(limit).offset(offset)
+  return orderTermList(termListQuery(db, f), f).select(TERM_COLUMNS).limit(pageBound(limit)).offset(pageBound(offset))
 }

@@ -49,6 +49,8 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
       expect((await query('show plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_generic_plan' }])
       expect(() => query(`select id from events where title ilike $1`, ['%jazz%'])).toThrow(/must be a literal/)
       expect(() => query(`select id from events where slug like $1 or id = $2`, ['a-%', 1])).toThrow(/must be a literal/)
+      // Inside a literal, the same words are just text.
+      expect((await query(`select id from events where title ilike E'%like $1%' and id > $1`, [0])).rows).toEqual([])
       // As a literal it runs, and once hot it is named like any other statement.
       const text = `select id from events where title ilike E'%jazz%'`
       for (let i = 0; i < 4; i++) expect((await query(text)).rows).toEqual([])

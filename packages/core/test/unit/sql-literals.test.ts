@@ -1,6 +1,6 @@
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, DummyDriver, sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { containsPattern, escapeLike, likePattern } from '../../src/db/like-pattern.js'
+import { containsPattern, escapeLike, likePattern, pageBound } from '../../src/db/sql-literals.js'
 
 // Compiles without a database: the literal is in the statement text, with no parameter.
 const db = new Kysely<Record<string, never>>({
@@ -13,7 +13,8 @@ const db = new Kysely<Record<string, never>>({
 })
 const compiled = (pattern: ReturnType<typeof likePattern>) => sql`select 1 where x ilike ${pattern}`.compile(db)
 
-describe('LIKE patterns as literals', () => {
+
+describe('SQL literals: LIKE patterns and page bounds', () => {
   it('escapes the wildcards and the escape character', () => {
     expect(escapeLike('100%_a\\b')).toBe('100\\%\\_a\\\\b')
   })
@@ -30,5 +31,11 @@ describe('LIKE patterns as literals', () => {
 
   it('refuses NUL, which would end the statement text', () => {
     expect(() => likePattern('a\u0000b')).toThrow(/NUL/)
+  })
+
+  it('writes page bounds as literals, and only row counts', () => {
+    const q = sql`select 1 limit ${pageBound(50)} offset ${pageBound(0)}`.compile(db)
+    expect(q).toMatchObject({ sql: 'select 1 limit 50 offset 0', parameters: [] })
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 60]) expect(() => pageBound(bad), String(bad)).toThrow(/row count/)
   })
 })

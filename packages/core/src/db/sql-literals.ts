@@ -22,3 +22,13 @@ export function likePattern(pattern: string): RawBuilder<string> {
 export function containsPattern(text: string): RawBuilder<string> {
   return likePattern(`%${escapeLike(text)}%`)
 }
+
+/**
+ * A page's LIMIT or OFFSET as a literal. The pool plans statements generically, and a generic plan
+ * that does not know how few rows a page wants may sort every match instead of walking an index
+ * in list order: search took 74 ms a request that way instead of 0.5 ms.
+ */
+export function pageBound(n: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`pageBound: not a row count: ${n}`)
+  return sql.lit(n)
+}
