@@ -51,6 +51,8 @@ export async function captureListSql(url: string, query: Record<string, unknown>
   let seen: Statement[] = []
   proto.query = function (this: unknown, ...args: unknown[]) {
     const [text, values] = args
+    // The pool's once-per-connection setting is not part of a request.
+    if (typeof text === 'string' && /^set /i.test(text)) return original.apply(this, args)
     if (typeof text === 'string') seen.push({ text, values: Array.isArray(values) ? values : [] })
     else if (text && typeof text === 'object' && 'text' in text) seen.push({ text: String((text as { text: string }).text), values: (text as { values?: unknown[] }).values ?? [] })
     return original.apply(this, args)
