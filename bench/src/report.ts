@@ -58,7 +58,7 @@ export function median(xs: readonly number[]): number {
 }
 
 /** Every p99 of the default list at the main size: its scenario run and the ceiling rounds. */
-export function listP99s(r: RunResults): number[] {
+function listP99s(r: RunResults): number[] {
   const list = r.postgres?.scenarios.find((s) => s.name === 'list')
   return [...(list ? [list.p99] : []), ...(r.postgres?.ceilings?.rounds.map((x) => x.list.p99) ?? [])]
 }

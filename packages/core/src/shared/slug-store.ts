@@ -5,25 +5,32 @@ import { withSuffix } from './slug.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 
+/** Where a slug must be unique (with the language): a post table, or one taxonomy of the terms. */
+export type SlugScope = 'events' | 'venues' | 'organizers' | { taxonomy: 'category' | 'tag' }
+
 /**
- * Picks `base`, or `base-2`, `base-3`… when taken by another item of the table in the same
+ * Picks `base`, or `base-2`, `base-3`… when taken by another item of the scope in the same
  * language, in any status (CONTRACT 10.3). Must run inside the writing transaction: the
  * advisory lock serialises writers of the same base slug until commit, so concurrent creates
  * with one title get distinct slugs instead of a unique-index violation.
  */
 export async function uniqueSlug(
   trx: Db,
-  table: 'events' | 'venues' | 'organizers',
+  scope: SlugScope,
   base: string,
   language: string,
   excludeId?: number,
 ): Promise<string> {
   if (base === '') return ''
-  await sql`select pg_advisory_xact_lock(hashtext(${`${table}:${language}:${base}`}))`.execute(trx)
+  const taxonomy = typeof scope === 'string' ? undefined : scope.taxonomy
+  const lockScope = taxonomy === undefined ? scope : `terms:${taxonomy}`
+  await sql`select pg_advisory_xact_lock(hashtext(${`${lockScope}:${language}:${base}`}))`.execute(trx)
+  // The four tables share id, slug and language; typing the query on one of them is enough.
   const rows = await trx
-    .selectFrom(table)
+    .selectFrom(taxonomy === undefined ? (scope as 'events') : ('terms' as 'events'))
     .select('slug')
     .where('language', '=', language)
+    .$if(taxonomy !== undefined, (qb) => qb.where(sql.ref('taxonomy'), '=', taxonomy))
     .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
     .$if(excludeId !== undefined, (qb) => qb.where('id', '<>', excludeId!))
     .execute()

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { escapeLike, likePattern } from '../db/sql-literals.js'
 import { invalidParam } from '../errors.js'
-import { slugify, withSuffix } from '../shared/slug.js'
+import { slugify } from '../shared/slug.js'
+import { uniqueSlug } from '../shared/slug-store.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 type Taxonomy = 'category' | 'tag'
@@ -58,21 +58,7 @@ export async function createTermRow(
   trx: Transaction<DB>,
   t: { taxonomy: Taxonomy; name: string; slug: string; language: string; parentId: number | null; description: string },
 ): Promise<number> {
-  const base = t.slug || slugify(t.name) || 'term'
-  await sql`select pg_advisory_xact_lock(hashtext(${`terms:${t.taxonomy}:${t.language}:${base}`}))`.execute(trx)
-  const taken = new Set(
-    (
-      await trx
-        .selectFrom('terms')
-        .select('slug')
-        .where('taxonomy', '=', t.taxonomy)
-        .where('language', '=', t.language)
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
-        .execute()
-    ).map((r) => r.slug),
-  )
-  let slug = base
-  for (let n = 2; taken.has(slug); n++) slug = withSuffix(base, n)
+  const slug = await uniqueSlug(trx, { taxonomy: t.taxonomy }, t.slug || slugify(t.name) || 'term', t.language)
   const row = await trx
     .insertInto('terms')
     .values({ taxonomy: t.taxonomy, name: t.name, slug, language: t.language, parent_id: t.parentId, description: t.description })
