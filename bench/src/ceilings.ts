@@ -105,8 +105,7 @@ export async function sqlCeiling(
   run: { connections: number; duration: number; warmup: number },
   follow?: typeof followKnownCount,
 ): Promise<SqlCeiling> {
-  // Generic plans, as the calendar's pool sets them on its connections (`prepared-statements.ts`).
-  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: textTypes, options: '-c plan_cache_mode=force_generic_plan' })
+  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: textTypes })
   const loop = async (until: number, latencies: number[] | undefined) => {
     const values = statements.map((s) => s.values)
     let n = 0

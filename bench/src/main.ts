@@ -11,6 +11,7 @@ import * as report from './report.js'
 import type { RunResults, ScenarioResult } from './report.js'
 import { scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
+import { sweep, sweepPaths } from './sweep.js'
 
 const started = performance.now()
 const opts = parseOptions(process.argv.slice(2))
@@ -117,6 +118,11 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     const captured = await captureResponse(server, '/events')
     const scenarioResults = await runScenarios(server, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
     results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
+    if (!o.skipSweep) {
+      console.log('\nsweep: single requests, one at a time, beyond the scenarios')
+      results.postgres.sweep = await sweep(server, sweepPaths(db.targets))
+      console.log(report.sweepTable(results.postgres.sweep))
+    }
     if (!o.skipCeilings) {
       console.log('\nceilings (same machine, same concurrency)')
       const bare = await bareHttpCeiling(captured, runOpts)

@@ -18,6 +18,8 @@ export interface BenchOptions {
   skipPglite: boolean
   skipScaling: boolean
   skipCeilings: boolean
+  /** No sweep of single requests over filter combinations and deep pages. */
+  skipSweep: boolean
   /** Paired rounds for the ratio targets: list and SQL ceiling, 1M and small database, back to back. */
   rounds: number
   /** PostgreSQL server URL (any database); bench databases are created next to it. */
@@ -43,6 +45,8 @@ const HELP = `Usage: pnpm bench [options]
   --skip-pglite       no PGlite run (env BENCH_SKIP_PGLITE=1)
   --skip-scaling      no scaling run (env BENCH_SKIP_SCALING=1)
   --skip-ceilings     no ceiling measurements (env BENCH_SKIP_CEILINGS=1)
+  --skip-sweep        no sweep: single requests, one at a time, over filter combinations and deep
+                      pages the scenarios leave out, to show a plan gone wrong (env BENCH_SKIP_SWEEP=1)
   --rounds N          paired rounds behind each ratio (default 3; env BENCH_ROUNDS): the default list
                       and its SQL ceiling, and the 1M and small databases, measured back to back N times;
                       the ratios and the list p99 target are medians over them
@@ -80,7 +84,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'rounds', 'keep', 'reuse', 'out']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'rounds', 'keep', 'reuse', 'out']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -95,6 +99,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     skipPglite: truthy(get('skip-pglite', 'BENCH_SKIP_PGLITE')),
     skipScaling: truthy(get('skip-scaling', 'BENCH_SKIP_SCALING')),
     skipCeilings: truthy(get('skip-ceilings', 'BENCH_SKIP_CEILINGS')),
+    skipSweep: truthy(get('skip-sweep', 'BENCH_SKIP_SWEEP')),
     rounds: Math.round(num('--rounds', get('rounds', 'BENCH_ROUNDS'), 3)),
     adminUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
     keep: truthy(get('keep', 'BENCH_KEEP')),

@@ -1,6 +1,7 @@
 import type { SqlCeiling } from './ceilings.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
+import { SWEEP_SLOW_MS, type SweepResult } from './sweep.js'
 
 export interface ScenarioResult extends LoadResult {
   name: string
@@ -18,6 +19,7 @@ export interface RunResults {
     seed: SeedTimings
     statementsByPerPage: Record<string, number>
     scenarios: ScenarioResult[]
+    sweep?: SweepResult[]
     ceilings?: {
       bare: LoadResult
       /** The SQL ceiling of the median round. */
@@ -96,6 +98,23 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n')
 }
 
+const SWEEP_HEADER = ['request', 'status', 'total', 'first ms', 'warm ms', 'warm max ms']
+
+function sweepRows(rows: SweepResult[]): string[][] {
+  return rows.map((x) => [x.path, String(x.status), x.total === undefined ? '–' : String(x.total), f(x.first), f(x.warm), f(x.warmMax)])
+}
+
+function sweepSummary(rows: SweepResult[]): string {
+  const slow = rows.filter((x) => x.warm > SWEEP_SLOW_MS)
+  const worst = [...rows].sort((a, b) => b.warm - a.warm)[0]
+  return `${slow.length} of ${rows.length} over ${SWEEP_SLOW_MS} ms warm; slowest ${worst ? `${f(worst.warm)} ms (${worst.path})` : '–'}`
+}
+
+/** The sweep as a plain-text table with a summary line. */
+export function sweepTable(rows: SweepResult[]): string {
+  return `${table(SWEEP_HEADER, sweepRows(rows))}\n${sweepSummary(rows)}`
+}
+
 export function seedLine(events: number, migrate: number, t: SeedTimings): string {
   return (
     `seeded ${events.toLocaleString('en-US')} events in ${f(t.total)} s ` +
@@ -161,6 +180,7 @@ export function markdown(r: RunResults): string {
     parts.push(`### PostgreSQL, ${p.events.toLocaleString('en-US')} events\n\n${seedLine(p.events, p.migrate, p.seed)}`)
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
     parts.push(`Statements per list request by per_page: ${Object.entries(p.statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
     if (p.ceilings) {
       const c = p.ceilings
       const rows = [

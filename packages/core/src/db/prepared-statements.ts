@@ -9,29 +9,29 @@ const MAX_NAMED = 100
 /** Texts whose runs are counted before the counts start over (one-off statements never pile up). */
 const MAX_COUNTED = 2000
 /**
- * A LIKE/ILIKE pattern given as a parameter. Connections plan generically (below), and a generic
- * plan cannot use a trigram or `text_pattern_ops` index for an unknown pattern (search fell to 27
- * requests a second), so patterns must be literals (`sql-literals.ts`); this one is refused.
+ * A LIKE/ILIKE pattern given as a parameter. Once PostgreSQL's plan cache settles on a generic plan
+ * for a named statement (after five runs, when that plan looks no costlier than the custom ones),
+ * the plan no longer sees the pattern, and a generic plan cannot use a trigram or
+ * `text_pattern_ops` index for an unknown pattern (search fell to 27 requests a second). Patterns
+ * must be literals (`sql-literals.ts`); this one is refused.
  */
 const PATTERN_PARAMETER = /\bi?like\s+\$\d/i
 /** String literals, blanked before that check: a searched text may itself read `like $1`. */
 const STRING_LITERAL = /E?'(?:[^']|'')*'/g
 
-/**
- * PostgreSQL's plan cache keeps a custom plan, re-planned on every run, whenever the generic plan's
- * estimated cost is higher, even when the two plans have the same shape. It did for the list with
- * a category filter: 0.7 ms of planning a request, 750 against 1,080 requests a second. What a
- * generic plan must know is written into the statement instead (`sql-literals.ts`: patterns and
- * page bounds); the remaining values are ids and date bounds, which the indexes serve alike.
- */
-const GENERIC_PLANS = 'set plan_cache_mode = force_generic_plan'
+// Plan choice is left to PostgreSQL (`plan_cache_mode = auto`): after five runs of a named statement
+// it keeps the generic plan only when that plan does not look costlier than the custom ones. Forced
+// generic plans had saved the category list 0.7 ms of planning, but a generic plan never sees the
+// date window, and list pages deep in the default window took 210 ms instead of 5. Statements are
+// written so that their generic plans estimate sensibly (`sql-literals.ts`, `event-list-query.ts`);
+// the bench's sweep (`pnpm bench`) times each list shape on the plan PostgreSQL kept.
 
 /**
  * A pg pool whose clients run hot statements (same text, seen a few times) as named prepared
- * statements, planned generically (`GENERIC_PLANS`). Parsing and planning a list statement costs
- * PostgreSQL about as much as running it; a named statement is parsed and planned once per
- * connection. Statements stay unnamed until they are hot, and at most `MAX_NAMED` texts are ever
- * named, so ad-hoc statements (variable `in` lists) cost nothing. A pattern given as a parameter
+ * statements. Parsing a list statement costs PostgreSQL about as much as running it; a named
+ * statement is parsed once per connection, and planned once when its generic plan is as good.
+ * Statements stay unnamed until they are hot, and at most `MAX_NAMED` texts are ever named, so
+ * ad-hoc statements (variable `in` lists) cost nothing. A pattern given as a parameter
  * is refused (`PATTERN_PARAMETER`).
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {
@@ -68,11 +68,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     async connect() {
       const client = await pool.connect()
       let wrapper = wrappers.get(client)
-      if (!wrapper) {
-        // Once per connection. PostgreSQL before 12 has no such setting and keeps its own choice.
-        await client.query(GENERIC_PLANS).catch(() => {})
-        wrappers.set(client, (wrapper = wrap(client)))
-      }
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
       return wrapper
     },
     end: () => pool.end(),

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
-import { containsPattern, pageBound } from '../db/sql-literals.js'
+import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
 import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
 
 /** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
@@ -68,9 +68,15 @@ function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame
   const end = frame === 'utc' ? 'e.end_utc' : 'e.end_local'
   // An upper bound on the end also bounds the start (redundant, so the result is the same): the
   // start-ordered index scan then stops at the window's end instead of running to the last event.
+  // As a row comparison (the same rows: `date_utc` is never null or infinite) so that a generic plan
+  // does not take it and the lower start bound for one narrow range: it would guess 0.5 % of the
+  // events for any window, well below the default window's 18 %, and then sort the whole window
+  // for a deep page or a two-word search (210 ms instead of 3 at 1M events, `pnpm bench` sweep).
   const endBound = b.endLte ?? b.endLt
   return qb
-    .$if(endBound !== undefined, (q) => q.where(start, '<=', sql<string>`${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}`))
+    .$if(endBound !== undefined, (q) =>
+      q.where(sql<boolean>`(${sql.ref(start)}, e.date_utc) <= (${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}, 'infinity'::timestamp)`),
+    )
     .$if(b.startGte !== undefined, (q) => q.where(start, '>=', b.startGte!))
     .$if(b.endLte !== undefined, (q) => q.where(end, '<=', b.endLte!))
     .$if(b.startLt !== undefined, (q) => q.where(start, '<', b.startLt!))
@@ -89,7 +95,7 @@ function matchesText(qb: EventsQuery, words: readonly string[]): EventsQuery {
 
 function withTerms(qb: EventsQuery, ids: readonly number[]): EventsQuery {
   return qb.where(({ exists, selectFrom }) =>
-    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', 'e.id').where('et.term_id', 'in', [...ids])),
+    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', 'e.id').where('et.term_id', 'in', ids.map(idLiteral))),
   )
 }
 

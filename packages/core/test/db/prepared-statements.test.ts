@@ -44,9 +44,10 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
     })
   })
 
-  it('plans generically on its connections, and refuses a pattern given as a parameter', async () => {
+  it("leaves plan choice to PostgreSQL's plan cache, and refuses a pattern given as a parameter", async () => {
     await withClient(async (query) => {
-      expect((await query('show plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_generic_plan' }])
+      // Forced generic plans sorted a whole default window for a deep page (bench --sweep).
+      expect((await query('show plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'auto' }])
       expect(() => query(`select id from events where title ilike $1`, ['%jazz%'])).toThrow(/must be a literal/)
       expect(() => query(`select id from events where slug like $1 or id = $2`, ['a-%', 1])).toThrow(/must be a literal/)
       // Inside a literal, the same words are just text.

@@ -1,6 +1,6 @@
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, DummyDriver, sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { containsPattern, escapeLike, likePattern, pageBound } from '../../src/db/sql-literals.js'
+import { containsPattern, escapeLike, idLiteral, likePattern, pageBound } from '../../src/db/sql-literals.js'
 
 // Compiles without a database: the literal is in the statement text, with no parameter.
 const db = new Kysely<Record<string, never>>({
@@ -14,7 +14,7 @@ const db = new Kysely<Record<string, never>>({
 const compiled = (pattern: ReturnType<typeof likePattern>) => sql`select 1 where x ilike ${pattern}`.compile(db)
 
 
-describe('SQL literals: LIKE patterns and page bounds', () => {
+describe('SQL literals: LIKE patterns, page bounds and ids', () => {
   it('escapes the wildcards and the escape character', () => {
     expect(escapeLike('100%_a\\b')).toBe('100\\%\\_a\\\\b')
   })
@@ -37,5 +37,11 @@ describe('SQL literals: LIKE patterns and page bounds', () => {
     const q = sql`select 1 limit ${pageBound(50)} offset ${pageBound(0)}`.compile(db)
     expect(q).toMatchObject({ sql: 'select 1 limit 50 offset 0', parameters: [] })
     for (const bad of [-1, 1.5, Number.NaN, 2 ** 60]) expect(() => pageBound(bad), String(bad)).toThrow(/row count/)
+  })
+
+  it('writes ids as literals, and only positive integers', () => {
+    const q = sql`select 1 where term_id in (${sql.join([idLiteral(13), idLiteral(2)])})`.compile(db)
+    expect(q).toMatchObject({ sql: 'select 1 where term_id in (13, 2)', parameters: [] })
+    for (const bad of [0, -1, 1.5, Number.NaN, 2 ** 60]) expect(() => idLiteral(bad), String(bad)).toThrow(/not an id/)
   })
 })
