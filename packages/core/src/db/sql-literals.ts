@@ -34,8 +34,8 @@ export function pageBound(n: number): RawBuilder<number> {
 }
 
 /**
- * A row id as a literal, for ids whose rows differ widely in how many events they hold (a term's
- * events): a generic plan that knows the term can weigh its size; with a parameter it assumes an
+ * A row id as a literal, for ids that differ widely in how many events they hold (terms,
+ * organizers): a generic plan that knows the id can weigh its size; with a parameter it assumes an
  * average term, and for a search within a large category it sorted every match (150 ms, not 15).
  */
 export function idLiteral(id: number): RawBuilder<number> {

@@ -102,7 +102,7 @@ function withTerms(qb: EventsQuery, ids: readonly number[]): EventsQuery {
 function withOrganizers(qb: EventsQuery, ids: readonly number[]): EventsQuery {
   return qb.where(({ exists, selectFrom }) =>
     exists(
-      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', 'e.id').where('eo.organizer_id', 'in', [...ids]),
+      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', 'e.id').where('eo.organizer_id', 'in', ids.map(idLiteral)),
     ),
   )
 }
