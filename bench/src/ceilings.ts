@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createCalendar } from '@cal-events/core'
 import { measure, type LoadResult } from './load.js'
@@ -29,7 +31,7 @@ export async function bareHttpCeiling(
 ): Promise<LoadResult> {
   const bare = await startBareServer(captured.status, captured.headers, captured.body)
   try {
-    return await measure(bare, { path: '/' }, { ...run, stats: false })
+    return await measure(bare, { spec: { path: '/' } }, { ...run, stats: false })
   } finally {
     await bare.stop()
   }
@@ -98,8 +100,38 @@ export function followKnownCount(values: unknown[], rows: Record<string, unknown
   return [head.snapshot, head.total, ...values.slice(2)]
 }
 
-/** Ceiling 2: the list's statements through a pg.Pool of `connections`, by as many concurrent loops. */
+/** What `ceiling-child.ts` is told to do (its one argument, as JSON). */
+export interface SqlCeilingJob {
+  url: string
+  statements: Statement[]
+  run: { connections: number; duration: number; warmup: number }
+  /** Follow the snapshot and total each answer carries (`followKnownCount`). */
+  follow: boolean
+}
+
+const CHILD = fileURLToPath(new URL('./ceiling-child.ts', import.meta.url))
+
+/**
+ * Ceiling 2: the list's statements through a pg.Pool of `connections`, by as many concurrent loops,
+ * in a fresh process (`ceiling-child.ts`), as the load generator runs (`load.ts`).
+ */
 export async function sqlCeiling(
+  url: string,
+  statements: Statement[],
+  run: { connections: number; duration: number; warmup: number },
+  follow = false,
+): Promise<SqlCeiling> {
+  const job: SqlCeilingJob = { url, statements, run, follow }
+  const child = spawn(process.execPath, [...process.execArgv, CHILD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`SQL ceiling client exited with ${code}`)
+  return JSON.parse(out) as SqlCeiling
+}
+
+/** The SQL ceiling's loops, in this process. */
+export async function sqlCeilingHere(
   url: string,
   statements: Statement[],
   run: { connections: number; duration: number; warmup: number },

@@ -52,13 +52,14 @@ function machineTicks(): { busy: number; all: number } {
 
 export interface CpuMark {
   server: number
-  bench: number
+  loadgen: number
   postgres: Map<string, number>
   machine: { busy: number; all: number }
 }
 
-export function cpuMark(serverPid: number): CpuMark {
-  return { server: processTicks(serverPid), bench: processTicks(process.pid), postgres: postgresTicks(), machine: machineTicks() }
+/** CPU ticks so far of the server, the load generator (`loadgenPid`), PostgreSQL and the machine. */
+export function cpuMark(serverPid: number, loadgenPid: number): CpuMark {
+  return { server: processTicks(serverPid), loadgen: processTicks(loadgenPid), postgres: postgresTicks(), machine: machineTicks() }
 }
 
 /** CPU milliseconds per request by consumer, and how busy the machine was (1 = every core). */
@@ -73,15 +74,15 @@ export interface CpuPerRequest {
 export function cpuPerRequest(a: CpuMark, b: CpuMark, requests: number): CpuPerRequest {
   const per = (ticks: number) => (requests > 0 ? (ticks * TICK_MS) / requests : 0)
   const server = b.server - a.server
-  const bench = b.bench - a.bench
+  const loadgen = b.loadgen - a.loadgen
   const postgres = postgresDelta(a.postgres, b.postgres)
   const busy = b.machine.busy - a.machine.busy
   const all = b.machine.all - a.machine.all
   return {
     server: per(server),
     postgres: per(postgres),
-    loadgen: per(bench),
-    other: per(Math.max(0, busy - server - bench - postgres)),
+    loadgen: per(loadgen),
+    other: per(Math.max(0, busy - server - loadgen - postgres)),
     busy: all > 0 ? busy / all : 0,
   }
 }

@@ -1,5 +1,9 @@
-import autocannon from 'autocannon'
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import type autocannon from 'autocannon'
 import { cpuMark, cpuPerRequest, type CpuPerRequest } from './cpu.js'
+import type { Targets } from './scenarios.js'
 import { rssOf, serverStats, type RunningServer } from './server.js'
 
 /** What a scenario sends: one request, or a function that builds the next one (ids, bodies…). */
@@ -30,33 +34,44 @@ export interface LoadResult {
   cpu: CpuPerRequest
 }
 
-const drain = () => new Promise((resolve) => setTimeout(resolve, 300))
+/** What a measurement sends: a fixed spec, or a scenario the generator's process rebuilds from the targets. */
+export type LoadSource = { spec: LoadSpec } | { scenario: string; targets: Targets }
 
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)))
-  })
+/** What `load-child.ts` is told to do (its one argument, as JSON). */
+export interface GeneratorJob {
+  base: string
+  source: LoadSource
+  connections: number
+  duration: number
+  warmup: number
 }
 
-function options(server: RunningServer, spec: LoadSpec, connections: number, duration: number): autocannon.Options {
+/** What `load-child.ts` reports of its measured run. */
+export type GeneratorResult = Pick<LoadResult, 'rps' | 'requests' | 'p50' | 'p90' | 'p99' | 'max' | 'errors' | 'non2xx'>
+
+const drain = () => new Promise((resolve) => setTimeout(resolve, 300))
+
+/** Options of one autocannon run of `spec` against the server at `base`. */
+export function autocannonOptions(base: string, spec: LoadSpec, connections: number, duration: number): autocannon.Options {
   let i = 0
   const next = spec.next
+  const prefix = new URL(base).pathname.replace(/\/$/, '')
   return {
-    url: server.base,
+    url: base,
     connections,
     duration,
     timeout: 30,
     requests: [
       {
         method: spec.method ?? 'GET',
-        path: `${new URL(server.base).pathname.replace(/\/$/, '')}${spec.path}`,
+        path: `${prefix}${spec.path}`,
         headers: spec.headers ?? {},
         ...(spec.body !== undefined ? { body: spec.body } : {}),
         ...(next
           ? {
               setupRequest: (req: autocannon.Request) => {
                 const n = next(i++)
-                req.path = `${new URL(server.base).pathname.replace(/\/$/, '')}${n.path}`
+                req.path = `${prefix}${n.path}`
                 if (n.body !== undefined) req.body = n.body
                 return req
               },
@@ -67,49 +82,80 @@ function options(server: RunningServer, spec: LoadSpec, connections: number, dur
   }
 }
 
+const CHILD = fileURLToPath(new URL('./load-child.ts', import.meta.url))
+
+/** A load generator process that has finished its warm-up and waits for "go". */
+interface Generator {
+  pid: number
+  run(): Promise<GeneratorResult>
+  close(): void
+}
+
 /**
- * Warm-up, then a measured run at `connections` for `duration` seconds. Statements per request
- * come from the server's stats endpoint (delta of statements over delta of requests), RSS from
- * /proc sampled every 200 ms.
+ * Starts autocannon in a process of its own, fresh for each measurement: in the harness's process
+ * its garbage collector did three times the work by the ceiling rounds (after the bare server's
+ * 19,000 requests a second), and its pauses delayed reading responses, which counts as latency.
+ */
+async function startGenerator(job: GeneratorJob): Promise<Generator> {
+  // The same loader flags (tsx) as this process, so the child runs TypeScript too.
+  const child = spawn(process.execPath, [...process.execArgv, CHILD, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`))))
+  exited.catch(() => {})
+  const nextLine = async () => {
+    const { value, done } = await Promise.race([lines.next(), exited])
+    if (done) throw new Error('load generator closed its output')
+    return value
+  }
+  const ready = await nextLine()
+  if (ready !== 'ready') throw new Error(`load generator said ${ready}`)
+  return {
+    pid: child.pid!,
+    async run() {
+      child.stdin!.write('go\n')
+      return JSON.parse(await nextLine()) as GeneratorResult
+    },
+    close() {
+      child.stdin!.end('exit\n')
+    },
+  }
+}
+
+/**
+ * Warm-up, then a measured run at `connections` for `duration` seconds, by a load generator in its
+ * own process. Statements per request come from the server's stats endpoint (delta of statements
+ * over delta of requests), RSS from /proc sampled every 200 ms.
  */
 export async function measure(
   server: RunningServer,
-  spec: LoadSpec,
+  source: LoadSource,
   { connections, duration, warmup, stats }: { connections: number; duration: number; warmup: number; stats: boolean },
 ): Promise<LoadResult> {
-  if (warmup > 0) await run(options(server, spec, connections, warmup))
-  // Requests cut off at the end of a run still finish on the server; let them, so the counters
-  // taken around the measurement do not split a request.
-  await drain()
-  const before = stats ? await serverStats(server) : undefined
-  let rssPeak = rssOf(server.pid)
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 200)
-  let result: autocannon.Result
-  const cpuBefore = cpuMark(server.pid)
-  let cpuAfter
+  const generator = await startGenerator({ base: server.base, source, connections, duration, warmup })
   try {
-    result = await run(options(server, spec, connections, duration))
-    cpuAfter = cpuMark(server.pid)
+    // Requests cut off at the end of a run still finish on the server; let them, so the counters
+    // taken around the measurement do not split a request.
+    await drain()
+    const before = stats ? await serverStats(server) : undefined
+    let rssPeak = rssOf(server.pid)
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 200)
+    let result: GeneratorResult
+    const cpuBefore = cpuMark(server.pid, generator.pid)
+    let cpuAfter
+    try {
+      result = await generator.run()
+      cpuAfter = cpuMark(server.pid, generator.pid)
+    } finally {
+      clearInterval(sampler)
+    }
+    rssPeak = Math.max(rssPeak, rssOf(server.pid))
+    await drain()
+    const after = stats ? await serverStats(server) : undefined
+    // The stats request itself is not counted by the server (it answers before the counter).
+    const sqlPerRequest =
+      before && after && after.requests > before.requests ? (after.queries - before.queries) / (after.requests - before.requests) : undefined
+    return { ...result, sqlPerRequest, rssPeak, cpu: cpuPerRequest(cpuBefore, cpuAfter, result.requests) }
   } finally {
-    clearInterval(sampler)
-  }
-  rssPeak = Math.max(rssPeak, rssOf(server.pid))
-  await drain()
-  const after = stats ? await serverStats(server) : undefined
-  // The stats request itself is not counted by the server (it answers before the counter).
-  const sqlPerRequest =
-    before && after && after.requests > before.requests ? (after.queries - before.queries) / (after.requests - before.requests) : undefined
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p90: result.latency.p90,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    requests: result.requests.total,
-    errors: result.errors,
-    non2xx: result.non2xx,
-    sqlPerRequest,
-    rssPeak,
-    cpu: cpuPerRequest(cpuBefore, cpuAfter, result.requests.total),
+    generator.close()
   }
 }

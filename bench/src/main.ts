@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bareHttpCeiling, captureListSql, captureResponse, followKnownCount, sqlCeiling } from './ceilings.js'
+import { bareHttpCeiling, captureListSql, captureResponse, sqlCeiling } from './ceilings.js'
 import { dropDatabase } from './db.js'
 import { measure } from './load.js'
 import { machine, parseOptions, type BenchOptions } from './options.js'
 import { preparePglite, preparePostgres } from './prepare.js'
 import * as report from './report.js'
 import type { RunResults, ScenarioResult } from './report.js'
-import { scenarios, type Scenario, type Targets } from './scenarios.js'
+import { allScenarios, scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
 import { sweep, sweepPaths } from './sweep.js'
 
@@ -39,24 +39,6 @@ const results: RunResults = {
 console.log(`cal-events bench: ${results.machine.cores} cores, ${results.machine.cpu}, node ${results.machine.node}, load ${results.machine['load average at start']}`)
 console.log(`${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per scenario\n`)
 
-/** Extra, beyond the issue's list: a new date window on every request, so the count is never cached. */
-function uncachedList(t: Targets): Scenario {
-  const start = new Date(`${t.window.start}T00:00:00Z`).getTime() - 30 * 86_400_000
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-  return {
-    name: 'list-uncached',
-    title: 'default list, new window per request',
-    spec: {
-      path: '/events',
-      next: (i) => {
-        const from = start + (i % 730) * 86_400_000
-        const to = from + (30 + (Math.floor(i / 730) % 700)) * 86_400_000
-        return { path: `/events?start_date=${day(from)}&end_date=${day(to)}` }
-      },
-    },
-  }
-}
-
 function selected(all: Scenario[], names: string[] | undefined): Scenario[] {
   if (!names) return all
   const unknown = names.filter((n) => !all.some((s) => s.name === n))
@@ -64,12 +46,12 @@ function selected(all: Scenario[], names: string[] | undefined): Scenario[] {
   return all.filter((s) => names.includes(s.name))
 }
 
-async function runScenarios(server: RunningServer, list: Scenario[], label: string): Promise<ScenarioResult[]> {
+async function runScenarios(server: RunningServer, targets: Targets, list: Scenario[], label: string): Promise<ScenarioResult[]> {
   const out: ScenarioResult[] = []
   console.log(`\n${label}`)
   console.log(report.scenarioLine(report.SCENARIO_HEADER))
   for (const s of list) {
-    const r = { name: s.name, title: s.title, ...(await measure(server, s.spec, { ...runOpts, stats: true })) }
+    const r = { name: s.name, title: s.title, ...(await measure(server, { scenario: s.name, targets }, { ...runOpts, stats: true })) }
     out.push(r)
     console.log(report.scenarioLine(report.scenarioRow(r)))
   }
@@ -107,8 +89,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse)
   console.log(report.seedLine(o.events, db.migrate, db.timings))
   const server = await startCalendarServer(db.url)
-  const all = [...scenarios(db.targets)]
-  all.splice(4, 0, uncachedList(db.targets))
+  const all = allScenarios(db.targets)
   const chosen = selected(all, o.scenarios)
   const reads = chosen.filter((s) => s.spec.method !== 'POST')
   const writes = chosen.filter((s) => s.spec.method === 'POST')
@@ -116,7 +97,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     const statementsByPerPage = await statementProbe(server)
     console.log(`statements per list request: ${Object.entries(statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     const captured = await captureResponse(server, '/events')
-    const scenarioResults = await runScenarios(server, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
+    const scenarioResults = await runScenarios(server, db.targets, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
     results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
     if (!o.skipSweep) {
       console.log('\nsweep: single requests, one at a time, beyond the scenarios')
@@ -136,11 +117,10 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
       }
       // This machine's speed drifts by more than the margins of the targets over a few minutes, so
       // the ratio compares measurements taken back to back, several times, and takes the median.
-      const listSpec = all.find((s) => s.name === 'list')!.spec
       const rounds = []
       for (let i = 0; i < o.rounds; i++) {
-        const list = await measure(server, listSpec, { ...runOpts, stats: true })
-        const sql = await sqlCeiling(db.url, sqlText.warm, runOpts, followKnownCount)
+        const list = await measure(server, { scenario: 'list', targets: db.targets }, { ...runOpts, stats: true })
+        const sql = await sqlCeiling(db.url, sqlText.warm, runOpts, true)
         const lower = Math.min(bare.rps, sql.requestsPerSecond)
         rounds.push({ list, sql, lower, fraction: list.rps / lower })
         console.log(
@@ -160,7 +140,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
         fraction,
       }
     }
-    if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, writes, 'writes')))
+    if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
   } finally {
     await server.stop()
   }
@@ -189,8 +169,8 @@ async function scalingRun(o: BenchOptions, largeUrl: string, largeTargets: Targe
     const bigRuns: ScenarioResult[][] = []
     const smallRuns: ScenarioResult[][] = []
     for (let i = 0; i < o.rounds; i++) {
-      bigRuns.push(await runScenarios(bigServer, pick(largeTargets), `round ${i + 1}: PostgreSQL, ${large.events.toLocaleString('en-US')} events`))
-      smallRuns.push(await runScenarios(smallServer, pick(db.targets), `round ${i + 1}: PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`))
+      bigRuns.push(await runScenarios(bigServer, largeTargets, pick(largeTargets), `round ${i + 1}: PostgreSQL, ${large.events.toLocaleString('en-US')} events`))
+      smallRuns.push(await runScenarios(smallServer, db.targets, pick(db.targets), `round ${i + 1}: PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`))
     }
     results.scaling = { small: o.scalingEvents, large: large.events, rounds: o.rounds, scenarios: [] }
     for (const [j, s] of pick(db.targets).entries()) {
@@ -219,7 +199,7 @@ async function pgliteRun(o: BenchOptions): Promise<void> {
   try {
     // The same scenarios as the PostgreSQL run, less the extra uncached one.
     const chosen = scenarios(db.targets).filter((s) => !o.scenarios || o.scenarios.includes(s.name))
-    const rows = await runScenarios(server, chosen, `PGlite, ${o.pgliteEvents.toLocaleString('en-US')} events`)
+    const rows = await runScenarios(server, db.targets, chosen, `PGlite, ${o.pgliteEvents.toLocaleString('en-US')} events`)
     results.pglite = { events: o.pgliteEvents, migrate: db.migrate, seed: db.timings, scenarios: rows }
   } finally {
     await server.stop()

@@ -104,3 +104,27 @@ export function scenarios(t: Targets): Scenario[] {
     },
   ]
 }
+
+/** Extra, beyond the issue's list: a new date window on every request, so the count is never cached. */
+function uncachedList(t: Targets): Scenario {
+  const start = new Date(`${t.window.start}T00:00:00Z`).getTime() - 30 * 86_400_000
+  return {
+    name: 'list-uncached',
+    title: 'default list, new window per request',
+    spec: {
+      path: '/events',
+      next: (i) => {
+        const from = start + (i % 730) * 86_400_000
+        const to = from + (30 + (Math.floor(i / 730) % 700)) * 86_400_000
+        return { path: `/events?start_date=${day(new Date(from))}&end_date=${day(new Date(to))}` }
+      },
+    },
+  }
+}
+
+/** The issue's scenarios and the extra uncached list (after the venue filter), in run order. */
+export function allScenarios(t: Targets): Scenario[] {
+  const all = scenarios(t)
+  all.splice(4, 0, uncachedList(t))
+  return all
+}
