@@ -34,8 +34,9 @@ const day = (d: Date) => d.toISOString().slice(0, 10)
 export function sweepPaths(t: Targets): string[] {
   const [tag1, tag2] = t.tagIds
   const [org1] = t.organizerIds
-  const now = new Date(`${t.window.start}T00:00:00Z`)
-  const yearsAway = (n: number) => day(new Date(now.getTime() + n * 365 * 86_400_000))
+  // Years from the date-window scenario's start (a month from the seeded "now").
+  const windowStart = new Date(`${t.window.start}T00:00:00Z`).getTime()
+  const yearsAway = (n: number) => day(new Date(windowStart + n * 365 * 86_400_000))
   return [
     '/events?page=200',
     '/events?per_page=50&page=30',

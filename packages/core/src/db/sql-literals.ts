@@ -9,8 +9,8 @@ export function escapeLike(text: string): string {
  * A LIKE/ILIKE pattern written into the statement as a string literal, never as a parameter.
  * A named statement may settle on a generic plan (`prepared-statements.ts`), and a generic plan
  * cannot use a trigram or `text_pattern_ops` index for a pattern it does not know: search fell from
- * about 900 to 27 requests a second that way. The `E''` form escapes backslashes and quotes the same way
- * whatever `standard_conforming_strings` says.
+ * about 900 to 27 requests a second that way. The `E''` form escapes backslashes and quotes the
+ * same way whatever `standard_conforming_strings` says.
  */
 export function likePattern(pattern: string): RawBuilder<string> {
   // Text values never hold NUL (the API refuses it); in a statement it would end the text early.
