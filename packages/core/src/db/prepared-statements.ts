@@ -19,6 +19,12 @@ const PATTERN_PARAMETER = /\bi?like\s+\$\d/i
 /** String literals, blanked before that check: a searched text may itself read `like $1`. */
 const STRING_LITERAL = /E?'(?:[^']|'')*'/g
 
+/**
+ * Ends a statement that must be planned for its own values every time, so it is never named
+ * (`event-list-query.ts`). Inside a comment, so PostgreSQL ignores it.
+ */
+export const PLAN_EACH_TIME = '/* plan each time */'
+
 // Plan choice is left to PostgreSQL (`plan_cache_mode = auto`): after five runs of a named statement
 // it keeps the generic plan only when that plan does not look costlier than the custom ones. Forced
 // generic plans had saved the category list 0.7 ms of planning, but a generic plan never sees the
@@ -39,7 +45,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
   const counts = new Map<string, number>()
   const nameOf = (text: string): string | undefined => {
     const known = names.get(text)
-    if (known !== undefined || names.size >= MAX_NAMED) return known
+    if (known !== undefined || names.size >= MAX_NAMED || text.endsWith(PLAN_EACH_TIME)) return known
     const seen = (counts.get(text) ?? 0) + 1
     if (seen === 1 && PATTERN_PARAMETER.test(text.replace(STRING_LITERAL, "''"))) throw new Error(`A LIKE pattern must be a literal (likePattern), not a parameter: ${text}`)
     if (seen < HOT_AFTER) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { preparingPool } from '../../src/db/prepared-statements.js'
+import { PLAN_EACH_TIME, preparingPool } from '../../src/db/prepared-statements.js'
 import { BACKEND, freshCalendar, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 
 // Named prepared statements are a pg-pool feature; PGlite runs statements unnamed.
@@ -72,7 +72,7 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
   })
 
   /** The list five times on `cal`, with the statement name each list statement went out under. */
-  async function listFiveTimes(cal: Calendar) {
+  async function listFiveTimes(cal: Calendar, query: Record<string, unknown> = { start_date: '2027-05-01' }) {
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
     const original = proto.query
     const names: (string | undefined)[] = []
@@ -84,7 +84,7 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
     }
     const pages: unknown[] = []
     try {
-      for (let i = 0; i < 5; i++) pages.push(await cal.events.list({ start_date: '2027-05-01' }, { as: null }))
+      for (let i = 0; i < 5; i++) pages.push(await cal.events.list(query, { as: null }))
     } finally {
       proto.query = original
     }
@@ -99,6 +99,19 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
     expect(names.slice(2).every((n) => n !== undefined && /^cal_[\w-]{24}$/.test(n))).toBe(true)
     for (const page of pages) expect(page).toEqual(pages[0])
     expect((pages[0] as { events: { title: string }[] }).events.map((e) => e.title)).toEqual(['Prepared'])
+  })
+
+  it('plans a search within a category for its own values every time, and a plain search once', async () => {
+    await calendar.events.create({ title: 'Jazz Night', start_date: '2027-04-02 20:00:00', end_date: '2027-04-02 23:00:00', categories: ['Music'] })
+    const within = await listFiveTimes(calendar, { search: 'jazz', categories: 'music' })
+    expect(within.names).toEqual([undefined, undefined, undefined, undefined, undefined])
+    expect((within.pages[4] as { events: { title: string }[] }).events.map((e) => e.title)).toEqual(['Jazz Night'])
+    const plain = await listFiveTimes(calendar, { search: 'jazz' })
+    expect(plain.names.slice(2).every((n) => n !== undefined)).toBe(true)
+    await withClient(async (query) => {
+      for (let i = 0; i < 5; i++) expect((await query(`select $1::int as v ${PLAN_EACH_TIME}`, [i])).rows).toEqual([{ v: i }])
+      expect((await prepared(query)).filter((r) => r.statement.includes(PLAN_EACH_TIME))).toEqual([])
+    })
   })
 
   it('with preparedStatements: false every statement goes out unnamed', async () => {
