@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createCalendar } from '@cal-events/core'
+import { spawnBenchChild } from './child.js'
 import { measure, type LoadResult } from './load.js'
 import { startBareServer, type RunningServer } from './server.js'
 
@@ -109,8 +108,6 @@ export interface SqlCeilingJob {
   follow: boolean
 }
 
-const CHILD = fileURLToPath(new URL('./ceiling-child.ts', import.meta.url))
-
 /**
  * Ceiling 2: the list's statements through a pg.Pool of `connections`, by as many concurrent loops,
  * in a fresh process (`ceiling-child.ts`), as the load generator runs (`load.ts`).
@@ -122,7 +119,7 @@ export async function sqlCeiling(
   follow = false,
 ): Promise<SqlCeiling> {
   const job: SqlCeilingJob = { url, statements, run, follow }
-  const child = spawn(process.execPath, [...process.execArgv, CHILD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawnBenchChild('./ceiling-child.ts', job, ['ignore', 'pipe', 'inherit'])
   let out = ''
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))

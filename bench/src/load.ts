@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
+import { spawnBenchChild } from './child.js'
 import { cpuMark, cpuPerRequest, type CpuPerRequest } from './cpu.js'
 import type { Targets } from './scenarios.js'
 import { rssOf, serverStats, type RunningServer } from './server.js'
@@ -34,8 +33,11 @@ export interface LoadResult {
   cpu: CpuPerRequest
 }
 
-/** What a measurement sends: a fixed spec, or a scenario the generator's process rebuilds from the targets. */
-export type LoadSource = { spec: LoadSpec } | { scenario: string; targets: Targets }
+/**
+ * What a measurement sends: a fixed request, or a scenario the generator's process rebuilds from
+ * the targets (a `next` function cannot cross to that process as JSON).
+ */
+export type LoadSource = { spec: Omit<LoadSpec, 'next'> } | { scenario: string; targets: Targets }
 
 /** What `load-child.ts` is told to do (its one argument, as JSON). */
 export interface GeneratorJob {
@@ -82,8 +84,6 @@ export function autocannonOptions(base: string, spec: LoadSpec, connections: num
   }
 }
 
-const CHILD = fileURLToPath(new URL('./load-child.ts', import.meta.url))
-
 /** A load generator process that has finished its warm-up and waits for "go". */
 interface Generator {
   pid: number
@@ -97,8 +97,7 @@ interface Generator {
  * 19,000 requests a second), and its pauses delayed reading responses, which counts as latency.
  */
 async function startGenerator(job: GeneratorJob): Promise<Generator> {
-  // The same loader flags (tsx) as this process, so the child runs TypeScript too.
-  const child = spawn(process.execPath, [...process.execArgv, CHILD, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawnBenchChild('./load-child.ts', job, ['pipe', 'pipe', 'inherit'])
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`))))
   exited.catch(() => {})

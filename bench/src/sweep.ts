@@ -1,3 +1,4 @@
+import { median } from './report.js'
 import type { Targets } from './scenarios.js'
 import { ADMIN_TOKEN, type RunningServer } from './server.js'
 
@@ -21,9 +22,6 @@ export interface SweepResult {
  */
 const RUNS = 12
 const WARM = 4
-
-/** Requests that count as slow in the summary line, in ms (single requests on an idle server). */
-export const SWEEP_SLOW_MS = 25
 
 const day = (d: Date) => d.toISOString().slice(0, 10)
 
@@ -86,8 +84,8 @@ export async function sweep(server: RunningServer, paths: string[]): Promise<Swe
       const header = res.headers.get('x-cal-total')
       total = header === null ? undefined : Number(header)
     }
-    const warm = times.slice(-WARM).sort((a, b) => a - b)
-    out.push({ path, status, total, first: times[0]!, warm: (warm[(WARM >> 1) - 1]! + warm[WARM >> 1]!) / 2, warmMax: warm.at(-1)! })
+    const warm = times.slice(-WARM)
+    out.push({ path, status, total, first: times[0]!, warm: median(warm), warmMax: Math.max(...warm) })
   }
   return out
 }

@@ -162,20 +162,21 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
   const count = base.select(sql<number>`count(*)::int`.as('n'))
   // Same text whether or not a count is known (a snapshot text is never empty).
   const total = sql<number>`case when ${snapshot} = ${known?.snapshot ?? ''} then ${known?.total ?? 0}::int else (${count}) end`
-  const rows = orderEventList(base.selectAll('e'), f).limit(pageBound(page.limit)).offset(pageBound(page.offset))
+  const paged = <Q extends Parameters<typeof orderEventList>[0]>(q: Q) => orderEventList(q, f).limit(pageBound(page.limit)).offset(pageBound(page.offset)) as Q
   // Past the first page, or through a term or organizer filter, the page's ids come first, then its
   // rows: the list index covers the ordering and the date bounds, so the rows skipped are read from
   // the index alone, and only the page's own rows from the table (page 100 of a category: 67 ms →
   // 34). A first page reads few rows anyway, and the join cost PGlite's unprepared list 12 %.
-  const skipsRows = page.offset > 0 || [f.categoryIds, f.tagIds, f.organizerIds].some((ids) => ids !== undefined)
-  const ids = orderEventList(base.select('e.id'), f).limit(pageBound(page.limit)).offset(pageBound(page.offset))
+  const skipsRows = page.offset > 0 || linkFilters(f).some((ids) => ids !== undefined)
   // `c` comes first so that the known snapshot and total stay the first two parameters
   // (`event-list.ts` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.
   const statement = orderEventList(
     db
       .with('c', () => db.selectNoFrom([total.as('total'), snapshot.as('snapshot')]))
-      .with('page', (w) => (skipsRows ? w.selectFrom(ids.as('ids')).innerJoin('events as e', 'e.id', 'ids.id').selectAll('e') : rows))
+      .with('page', (w) =>
+        skipsRows ? w.selectFrom(paged(base.select('e.id')).as('ids')).innerJoin('events as e', 'e.id', 'ids.id').selectAll('e') : paged(base.selectAll('e')),
+      )
       .selectFrom('c')
       .leftJoin('page as e', (join) => join.onTrue())
       .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
@@ -193,6 +194,11 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
  * a list is planned for its own values every time (0.75 ms more of PostgreSQL's time).
  */
 function searchWithinRelation(f: EventListFilters): boolean {
-  const related = [f.categoryIds, f.tagIds, f.organizerIds, f.venueIds].some((ids) => ids !== undefined)
+  const related = [...linkFilters(f), f.venueIds].some((ids) => ids !== undefined)
   return f.search !== undefined && f.search.length > 0 && related
+}
+
+/** The filters that go through a link table (terms, organizers). */
+function linkFilters(f: EventListFilters) {
+  return [f.categoryIds, f.tagIds, f.organizerIds]
 }
