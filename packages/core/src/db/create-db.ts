@@ -41,8 +41,11 @@ function openPostgres(
     query_timeout: (options.statementTimeoutMs ?? 30_000) + 2_000,
     types: calendarTypes,
   })
-  // An idle client losing its server emits 'error' on the pool; unhandled, that kills the process.
+  // A client losing its server emits 'error': an idle one on the pool, a checked-out one on itself.
+  // Unhandled, either kills the process (and an embedding host's with it). The query in flight
+  // fails on its own and answers 503; the broken client is dropped when it is released.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   const dialect = new PostgresDialect({ pool: options.preparedStatements === false ? pool : preparingPool(pool) })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return { db, kind: 'postgres', close: () => db.destroy() }
