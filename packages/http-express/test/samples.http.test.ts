@@ -5,8 +5,13 @@ import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../test-support/http.js'
 
-// The reference's recorded request/response pairs live in ../shared/samples beside the project.
-const SAMPLES = fileURLToPath(new URL('../../../../shared/samples/', import.meta.url))
+// The reference's recorded request/response pairs live in ../shared/samples beside the project
+// (CAL_SAMPLES_DIR overrides). A developer without them skips the replays; CI must not: a missing
+// folder there would otherwise turn the whole comparison into a silent pass.
+const SAMPLES = process.env.CAL_SAMPLES_DIR
+  ? `${process.env.CAL_SAMPLES_DIR.replace(/\/+$/, '')}/`
+  : fileURLToPath(new URL('../../../../shared/samples/', import.meta.url))
+const REQUIRED = Boolean(process.env.CI)
 const NOW = new Date('2026-11-21T03:39:06Z')
 
 function sample(name: string): { request: { method: string; path: string; body?: any }; status: number; headers: Record<string, string>; body: any } {
@@ -28,7 +33,13 @@ function shape(value: unknown): unknown {
   return typeof value
 }
 
-describe.skipIf(!existsSync(SAMPLES))('responses have the shapes of the reference samples', () => {
+describe.runIf(REQUIRED)('reference samples in CI', () => {
+  it('are present', () => {
+    expect(existsSync(SAMPLES), `reference samples missing at ${SAMPLES} (set CAL_SAMPLES_DIR or put shared/ beside the clone)`).toBe(true)
+  })
+})
+
+describe.skipIf(!existsSync(SAMPLES) && !REQUIRED)('responses have the shapes of the reference samples', () => {
   let calendar: Calendar
   let server: TestServer
   let token: string
