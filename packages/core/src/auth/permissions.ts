@@ -70,22 +70,3 @@ export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'priv
 
 /** Every status, for list filters. */
 export const ALL_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const
-
-/**
- * The status actually stored for a requested one (CONTRACT 10.1 "scale-back"): non-publishers
- * asking to publish get `pending`; a publish dated over a minute ahead becomes `future`, and a
- * `future` with a past date becomes `publish`.
- */
-export function scaleBackStatus(
-  requested: string | undefined,
-  p: Principal | null,
-  dateUtcMs: number | undefined,
-  nowMs: number,
-  fallbackWhenAbsent: string | undefined,
-): string {
-  let status = requested ?? fallbackWhenAbsent ?? (canPublish(p) ? 'publish' : 'draft')
-  if (!canPublish(p) && (status === 'publish' || status === 'future')) status = 'pending'
-  if (status === 'publish' && dateUtcMs !== undefined && dateUtcMs > nowMs + 60_000) status = 'future'
-  if (status === 'future' && (dateUtcMs === undefined || dateUtcMs <= nowMs)) status = 'publish'
-  return status
-}

@@ -2,16 +2,31 @@ import type { Kysely } from 'kysely'
 import { parseArgs } from '../api/operation.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
-import { CalendarError, invalidParam } from '../errors.js'
+import { CalendarError, invalidParam, invalidParams } from '../errors.js'
+import { errorBody } from '../http/error-response.js'
 import { VENUE, type LinkedKind } from '../linked/kinds.js'
 import { linkedWriteArgs } from '../linked/linked.args.js'
-import type { LinkedInput } from '../linked/linked.write.js'
+import { checkLinkedInput, type LinkedInput } from '../linked/linked.write.js'
 
 /** One linked record an event write refers to: an existing id, or data to create (or reuse) one. */
 export type LinkRef = { id: number } | { create: LinkedInput }
 
 function isClearing(value: unknown): boolean {
   return value === null || value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0)
+}
+
+/**
+ * A parameter error of inline venue/organizer data, reported under the event's `venue`/`organizer`
+ * parameter with the stand-alone route's error nested in `details` (CONTRACT 2.1); others pass.
+ */
+function underParam(param: string, err: unknown): unknown {
+  if (!(err instanceof CalendarError) || (err.code !== 'INVALID_PARAM' && err.code !== 'MISSING_PARAM')) return err
+  const inner = err.data?.params
+  const reason =
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.entries(inner as Record<string, string>).map(([name, why]) => `${name}: ${why}`).join(' ')
+      : err.message
+  return invalidParams({ [param]: reason }, { [param]: errorBody(err) })
 }
 
 /** Parses one entry of `venue`/`organizer`: id, numeric string, `{id}`, or inline fields. */
@@ -35,8 +50,7 @@ function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | 
     try {
       return { create: parseArgs(linkedWriteArgs(kind, true), obj) as LinkedInput }
     } catch (err) {
-      if (err instanceof CalendarError) throw invalidParam(param)
-      throw err
+      throw underParam(param, err)
     }
   }
   throw invalidParam(param)
@@ -68,6 +82,10 @@ export async function checkLinkRefs(
           (r: { id: number }) => r.id,
         ),
   )
+  for (const p of parsed) {
+    // The same database-backed rules as POST /venues, in the same phase: before the permission check.
+    if ('create' in p) await checkLinkedInput(db, kind, p.create).catch((err: unknown) => Promise.reject(underParam(param, err)))
+  }
   return parsed.map((p) => {
     if ('linkedId' in p) {
       if (!known.has(p.linkedId)) {

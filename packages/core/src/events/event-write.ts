@@ -1,17 +1,15 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { toList } from '../api/arg-kinds.js'
-import { scaleBackStatus } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
 import { ORGANIZER, VENUE } from '../linked/kinds.js'
 import { createLinked } from '../linked/linked.write.js'
 import { parseCost } from '../shared/cost.js'
-import { utcWall, wallFromDb } from '../shared/post-fields.js'
-import { slugify } from '../shared/slug.js'
-import { getsSlug, uniqueSlug } from '../shared/slug-store.js'
+import { initialPostColumns, requestedDateUtc, updatedPostColumns } from '../posts/lifecycle.js'
+import { wallFromDb } from '../shared/post-fields.js'
 import { isValidTimezone, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
-import { checkAuthor, checkImageValue, resolveImage, timeToUtc, timeToWall } from '../shared/write-inputs.js'
+import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../shared/write-inputs.js'
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
 import { findEventIdByOrigin } from './event.repository.js'
@@ -26,6 +24,7 @@ export interface EventWritePlan {
   /** Requested status (scaled back at write time), `undefined` = keep / default. */
   status: string | undefined
   dateUtc: string | undefined
+  author: number | undefined
   title: string | undefined
   slug: string | undefined
   venue: LinkRef[] | undefined
@@ -73,14 +72,9 @@ export async function planEventWrite(
     if (utcWallToEpochMs(endUtc) < utcWallToEpochMs(startUtc)) throw invalidParam('end_date', 'The end date is before the start date.')
     Object.assign(cols, { start_local: start, end_local: end, start_utc: startUtc, end_utc: endUtc })
   }
-  const dateUtc =
-    input.date_utc !== undefined
-      ? timeToUtc(input.date_utc, 'UTC', ctx.now, 'date_utc')
-      : input.date !== undefined
-        ? timeToUtc(input.date, timezone, ctx.now, 'date')
-        : undefined
+  // An event's `date` is read in its own zone, not the site's.
+  const dateUtc = requestedDateUtc(input, timezone, ctx.now)
   await checkAuthor(db, input.author)
-  if (input.author !== undefined) cols.author_id = input.author
   for (const field of ['description', 'excerpt', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (input[field] !== undefined) cols[field] = input[field]
   }
@@ -102,6 +96,7 @@ export async function planEventWrite(
     columns: cols,
     status: input.status,
     dateUtc,
+    author: input.author,
     title: input.title,
     slug: input.slug,
     venue: input.venue === undefined ? undefined : await checkLinkRefs(db, VENUE, input.venue),
@@ -148,51 +143,23 @@ export async function applyEventWrite(
   ctx: CallContext,
 ): Promise<number> {
   const cols: Record<string, unknown> = { ...plan.columns }
-  const nowWall = utcWall(ctx.now)
   if (plan.venue !== undefined) cols.venue_id = (await linkIds(trx, VENUE, plan.venue, ctx))[0] ?? null
   const organizerIds = plan.organizers === undefined ? undefined : await linkIds(trx, ORGANIZER, plan.organizers, ctx)
   if (plan.image !== undefined) cols.image_id = await resolveImage(trx, plan.image)
   if (plan.title !== undefined) cols.title = plan.title.trim()
-  if (plan.dateUtc !== undefined) {
-    cols.date_utc = plan.dateUtc
-    cols.date_floating = false
-  }
-  const effectiveDate = plan.dateUtc ?? (existing && !existing.date_floating ? wallFromDb(existing.date_utc) : undefined)
-  const status =
-    plan.status === undefined && existing
-      ? existing.status
-      : scaleBackStatus(plan.status, ctx.principal, effectiveDate === undefined ? undefined : utcWallToEpochMs(effectiveDate), ctx.now.getTime(), undefined)
-  if (status !== existing?.status) cols.status = status
-  const language = existing?.language ?? ctx.language
   const title = (cols.title as string | undefined) ?? existing?.title ?? ''
-  let slug: string | undefined
-  if (plan.slug !== undefined) slug = slugify(plan.slug)
-  else if (getsSlug(status) && (existing?.slug ?? '') === '') slug = slugify(title)
-  if (slug !== undefined && getsSlug(status)) slug = await uniqueSlug(trx, 'events', slug, language, existing?.id)
-  if (slug !== undefined) cols.slug = slug
-  // An undated draft takes the moment it goes public as its date (as the reference does).
-  if (getsSlug(status) && plan.dateUtc === undefined && (!existing || existing.date_floating)) {
-    if (existing) {
-      cols.date_utc = nowWall
-      cols.date_floating = false
-    }
-  }
+  const language = existing?.language ?? ctx.language
+  const lifecycle = { status: plan.status, dateUtc: plan.dateUtc, author: plan.author, slug: plan.slug }
   let id: number
   if (existing) {
     id = existing.id
-    await trx.updateTable('events').set({ ...cols, modified_utc: nowWall }).where('id', '=', id).execute().catch(rethrowOriginConflict)
+    const post = await updatedPostColumns(trx, 'events', existing, title, lifecycle, ctx)
+    await trx.updateTable('events').set({ ...cols, ...post }).where('id', '=', id).execute().catch(rethrowOriginConflict)
   } else {
+    const post = await initialPostColumns(trx, 'events', title, lifecycle, ctx)
     const row = await trx
       .insertInto('events')
-      .values({
-        ...(cols as any),
-        status,
-        author_id: (cols.author_id as number | undefined) ?? (ctx.principal?.id || null),
-        language,
-        date_utc: plan.dateUtc ?? nowWall,
-        date_floating: plan.dateUtc === undefined && (status === 'draft' || status === 'pending'),
-        modified_utc: nowWall,
-      })
+      .values({ ...(cols as any), ...post })
       .returning('id')
       .executeTakeFirstOrThrow()
       .catch(rethrowOriginConflict)

@@ -5,6 +5,7 @@ import { defineOperation, type ArgsRecord } from '../api/operation.js'
 import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam } from '../errors.js'
+import { trashPost } from '../posts/lifecycle.js'
 import { utcWall } from '../shared/post-fields.js'
 import { findIdBySlug } from '../shared/slug-store.js'
 import { eventWriteArgs } from './event.args.js'
@@ -103,12 +104,9 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
     },
     async run({ id, row }, ctx) {
       if (!row) return notAnEvent(ctx, id)
-      if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
-      await ctx.db
-        .updateTable('events')
-        .set({ status: 'trash', slug: row.slug === '' ? '' : `${row.slug}__trashed`, modified_utc: utcWall(ctx.now) })
-        .where('id', '=', row.id)
-        .execute()
+      const inTrash = () => new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
+      if (row.status === 'trash') throw inTrash()
+      if (!(await trashPost(ctx.db, 'events', row.id, utcWall(ctx.now)))) throw inTrash()
       return { body: serializeEvent((await findEventRow(ctx.db, row.id))!, ctx) }
     },
   })

@@ -78,10 +78,11 @@ export function toErrorResponse(err: unknown, onError?: (err: unknown) => void):
     error = new CalendarError('INTERNAL', 'Internal server error.')
     onError?.(err)
   }
+  return { status: statusOf(error.code), headers: { 'Content-Type': CONTENT_TYPE }, body: errorBody(error) }
+}
+
+/** The contract's error body of an error (CONTRACT 2.1). */
+export function errorBody(error: CalendarError): { code: string; message: string; data: Record<string, unknown> } {
   const status = statusOf(error.code)
-  return {
-    status,
-    headers: { 'Content-Type': CONTENT_TYPE },
-    body: { code: wireCodeOf(error.code), message: error.message, data: { status, ...error.data } },
-  }
+  return { code: wireCodeOf(error.code), message: error.message, data: { status, ...error.data } }
 }

@@ -1,13 +1,11 @@
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
 import { jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { DB } from '../db/generated.js'
+import { trashPost } from '../posts/lifecycle.js'
 import type { LinkedKind } from './kinds.js'
 import type { LinkedRow } from './linked.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
-
-/** What trashing appends to a slug (CONTRACT 13). */
-export const TRASHED = '__trashed'
 
 type SharedColumn =
   | 'id'
@@ -69,18 +67,7 @@ export async function findLinkedRow(db: Db, kind: LinkedKind, id: number): Promi
  */
 export async function trashLinked(db: Kysely<DB>, kind: LinkedKind, id: number, nowWall: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const trashed = await linkedDb(trx)
-      .updateTable(kind.table)
-      .set({
-        status: 'trash',
-        // Drafts never got a slug; an empty one stays empty rather than becoming `__trashed`.
-        slug: sql<string>`case when slug = '' then '' else slug || ${TRASHED} end`,
-        modified_utc: nowWall,
-      })
-      .where('id', '=', id)
-      .where('status', '<>', 'trash')
-      .returning('id')
-      .executeTakeFirst()
+    const trashed = await trashPost(trx, kind.table, id, nowWall)
     if (!trashed) return false
     if (kind.type === 'venue') {
       await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute()

@@ -1,15 +1,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { scaleBackStatus } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
-import { utcWall, wallFromDb } from '../shared/post-fields.js'
-import { slugify } from '../shared/slug.js'
-import { getsSlug, uniqueSlug } from '../shared/slug-store.js'
-import { utcWallToEpochMs } from '../shared/wall-time.js'
-import { checkAuthor, checkImageValue, resolveImage, timeToUtc } from '../shared/write-inputs.js'
+import { initialPostColumns, requestedDateUtc, updatedPostColumns, type LifecycleInput } from '../posts/lifecycle.js'
+import { utcWall } from '../shared/post-fields.js'
+import { checkAuthor, checkImageValue, resolveImage } from '../shared/write-inputs.js'
 import type { LinkedKind } from './kinds.js'
-import { linkedDb, TRASHED } from './linked.repository.js'
+import { linkedDb } from './linked.repository.js'
 import type { LinkedRow } from './linked.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -23,11 +20,13 @@ export function deriveStateProvince(state: string, province: string, country: st
   return province
 }
 
-/** The publication date a write asks for, in UTC; `undefined` when none was sent. */
-export function requestedDateUtc(input: LinkedInput, zone: string, now: Date): string | undefined {
-  if (input.date_utc !== undefined) return timeToUtc(input.date_utc, 'UTC', now, 'date_utc')
-  if (input.date !== undefined) return timeToUtc(input.date, zone, now, 'date')
-  return undefined
+/** The lifecycle part of a venue/organizer write; its `date` is read in the site zone. */
+function lifecycleInput(input: LinkedInput, ctx: CallContext): LifecycleInput {
+  return {
+    status: input.status as string | undefined,
+    dateUtc: requestedDateUtc(input, ctx.options.siteTimezone, ctx.now),
+    author: input.author as number | undefined,
+  }
 }
 
 /** Coordinates come in pairs: one without the other is a 400 naming the missing one. */
@@ -70,7 +69,6 @@ async function detailColumns(
       if (input[flag] !== undefined) cols[flag] = input[flag]
       else if (applyMapDefaults) cols[flag] = true
     }
-    checkCoordinatePair(input)
     if (input.geo_lat !== undefined) {
       cols.geo_lat = input.geo_lat
       cols.geo_lng = input.geo_lng
@@ -117,34 +115,14 @@ export async function createLinked(
     await db.updateTable(kind.table).set({ ...cols, modified_utc: nowWall }).where('id', '=', existing.id).execute()
     return { id: existing.id, reused: true }
   }
-  await checkAuthor(trx, input.author as number | undefined)
-  const dateUtc = requestedDateUtc(input, ctx.options.siteTimezone, ctx.now)
-  const status = scaleBackStatus(
-    input.status as string | undefined,
-    ctx.principal,
-    dateUtc === undefined ? undefined : utcWallToEpochMs(dateUtc),
-    ctx.now.getTime(),
-    undefined,
-  )
-  const slug = getsSlug(status) ? await uniqueSlug(trx, kind.table, slugify(name), ctx.language) : ''
   const cols = await detailColumns(trx, kind, input, undefined, true)
   if (kind.type === 'venue' && cols.stateprovince === undefined) {
     cols.stateprovince = deriveStateProvince(String(cols.state ?? ''), String(cols.province ?? ''), String(cols.country ?? ''))
   }
+  const post = await initialPostColumns(trx, kind.table, name, lifecycleInput(input, ctx), ctx)
   const row = await db
     .insertInto(kind.table)
-    .values({
-      ...cols,
-      author_id: (input.author as number | undefined) ?? (ctx.principal?.id || null),
-      status,
-      title: name,
-      description,
-      slug,
-      language: ctx.language,
-      date_utc: dateUtc ?? nowWall,
-      date_floating: dateUtc === undefined && (status === 'draft' || status === 'pending'),
-      modified_utc: nowWall,
-    })
+    .values({ ...cols, ...post, title: name, description })
     .returning('id')
     .executeTakeFirstOrThrow()
   return { id: row.id, reused: false }
@@ -159,7 +137,6 @@ export async function updateLinked(
   ctx: CallContext,
 ): Promise<void> {
   const db = linkedDb(trx)
-  await checkAuthor(trx, input.author as number | undefined)
   const cols = await detailColumns(trx, kind, input, current, false)
   const name = input[kind.nameField]
   if (typeof name === 'string') {
@@ -167,35 +144,6 @@ export async function updateLinked(
     cols.title = name.trim()
   }
   if (typeof input.description === 'string') cols.description = input.description
-  if (input.author !== undefined) cols.author_id = input.author
-  const dateUtc = requestedDateUtc(input, ctx.options.siteTimezone, ctx.now)
-  if (dateUtc !== undefined) {
-    cols.date_utc = dateUtc
-    cols.date_floating = false
-  }
-  let status = current.status
-  if (input.status !== undefined) {
-    const effectiveDate = dateUtc ?? (current.date_floating ? undefined : wallFromDb(current.date_utc))
-    status = scaleBackStatus(
-      input.status as string,
-      ctx.principal,
-      effectiveDate === undefined ? undefined : utcWallToEpochMs(effectiveDate),
-      ctx.now.getTime(),
-      undefined,
-    )
-    cols.status = status
-  }
-  const slug = current.slug
-  if (getsSlug(status) && slug === '') {
-    cols.slug = await uniqueSlug(trx, kind.table, slugify(String(cols.title ?? current.title)), current.language, current.id)
-  } else if (status !== 'trash' && slug.endsWith(TRASHED)) {
-    // Leaving the trash gives the slug back (made unique again: another item may have taken it).
-    const base = slug.slice(0, -TRASHED.length)
-    cols.slug = getsSlug(status) ? await uniqueSlug(trx, kind.table, base, current.language, current.id) : base
-  }
-  if (current.date_floating && getsSlug(status) && dateUtc === undefined) {
-    cols.date_utc = utcWall(ctx.now)
-    cols.date_floating = false
-  }
-  await db.updateTable(kind.table).set({ ...cols, modified_utc: utcWall(ctx.now) }).where('id', '=', current.id).execute()
+  Object.assign(cols, await updatedPostColumns(trx, kind.table, current, String(cols.title ?? current.title), lifecycleInput(input, ctx), ctx))
+  await db.updateTable(kind.table).set(cols).where('id', '=', current.id).execute()
 }

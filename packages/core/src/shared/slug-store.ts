@@ -42,11 +42,6 @@ export async function uniqueSlug(
   }
 }
 
-/** Statuses whose items get a slug (drafts and pending items keep `""`, CONTRACT 10.3). */
-export function getsSlug(status: string): boolean {
-  return status === 'publish' || status === 'future' || status === 'private'
-}
-
 /**
  * The id of the item of `table` with this slug, any status (CONTRACT 9.2): the active language's
  * first, then the default language's, then the oldest (CONTRACT 15.4).
