@@ -140,6 +140,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const merged = { ...query, ...body, ...path, ...(opts.language ? { ml_language: opts.language } : {}) }
     const ctx: CallContext = {
       principal: opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as,
+      client: '',
       language: activeLanguage(options, merged.ml_language),
       now: options.now(),
       urls: buildUrls(options.publicBaseUrl, options.publicBaseUrl, ''),

@@ -54,6 +54,7 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       headers: req.headers,
       body: req.body,
       origin: options.origin ? options.origin(req) : `${req.protocol}://${req.get('host') ?? 'localhost'}`,
+      client: req.ip ?? req.socket.remoteAddress ?? '',
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
       native: req,
     })

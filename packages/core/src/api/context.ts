@@ -16,6 +16,8 @@ export interface Urls {
 /** What every service call knows about its caller and the service. */
 export interface CallContext {
   readonly principal: Principal | null
+  /** The client's address over HTTP; `''` for the script API and adapters that pass none. */
+  readonly client: string
   /** Active language in variant B; `''` in variant A. */
   readonly language: string
   readonly now: Date

@@ -4,6 +4,7 @@ import { isValidTimezone } from '../shared/wall-time.js'
 import { VARIANTS, type VariantConfig } from './variants.js'
 import type { Principal } from '../auth/principal.js'
 import type { CalendarRequest } from '../http/request.js'
+import type { GuessLimit } from '../auth/guess-limiter.js'
 
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
@@ -57,6 +58,11 @@ export interface CalendarOptions {
   onError?: (err: unknown) => void
   /** Called after every SQL statement (statement counting, tracing). */
   onQuery?: (sql: string, durationMs: number) => void
+  /**
+   * Wrong password guesses one client may make on one event per window before getting 429
+   * (variant B). Default 10 per 60 s, remembering at most 10,000 (event, client) pairs.
+   */
+  passwordGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date
 }
@@ -71,6 +77,13 @@ const OptionsSchema = z.object({
   dateFilterMode: z.enum(['event-local', 'utc']).default('event-local'),
   maxBodyBytes: z.number().int().positive().default(1024 * 1024),
   migrate: z.boolean().default(true),
+  passwordGuesses: z
+    .object({
+      attempts: z.number().int().positive().default(10),
+      windowMs: z.number().int().positive().default(60_000),
+      maxKeys: z.number().int().positive().default(10_000),
+    })
+    .default({ attempts: 10, windowMs: 60_000, maxKeys: 10_000 }),
 })
 
 /** Options after validation and defaults; never mutated. */
@@ -83,6 +96,7 @@ export interface ResolvedOptions {
   readonly dateFilterMode: 'event-local' | 'utc'
   readonly maxBodyBytes: number
   readonly migrate: boolean
+  readonly passwordGuesses: GuessLimit
   readonly database: DatabaseOptions
   readonly authenticate: Authenticate | undefined
   readonly onError: ((err: unknown) => void) | undefined
@@ -108,6 +122,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     dateFilterMode: o.dateFilterMode,
     maxBodyBytes: o.maxBodyBytes,
     migrate: o.migrate,
+    passwordGuesses: Object.freeze({ ...o.passwordGuesses }),
     database: options.database ?? ({ memory: true } as const),
     authenticate: options.authenticate,
     onError: options.onError,

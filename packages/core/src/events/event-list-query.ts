@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
+import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
@@ -29,6 +30,8 @@ export interface EventListFilters {
   /** Explicit `status` filter; otherwise the scope decides. */
   statuses?: readonly string[]
   scope: ListScope
+  /** Whose password-protected events the caller sees unblanked (CONTRACT 9.3, O-22). */
+  editScope: EditScope
   geoloc?: boolean
   include?: readonly number[]
   postParent?: number
@@ -87,12 +90,25 @@ function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame
     .$if(b.endGt !== undefined, (q) => q.where(end, '>', b.endGt!))
 }
 
-function matchesText(qb: EventsQuery, words: readonly string[]): EventsQuery {
-  // One concatenated expression, the same as the trigram index's, so the index serves it.
-  return words.reduce(
-    (q, word) => q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', containsPattern(word)),
-    qb,
-  )
+function matchesText(qb: EventsQuery, words: readonly string[], editScope: EditScope): EventsQuery {
+  // One concatenated expression, the same as the trigram index's, so the index serves it. A
+  // protected event the caller may not unlock matches on its title only: its excerpt and
+  // description are blanked in the list, so matching them would let a search recover them.
+  const unlocked = unlockedSql(editScope, 'e')
+  return words.reduce((q, word) => {
+    const pattern = containsPattern(word)
+    const matched = q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', pattern)
+    return editScope.kind === 'all' ? matched : matched.where(sql<boolean>`(${unlocked} or e.title ilike ${pattern})`)
+  }, qb)
+}
+
+/**
+ * Filters on what a list blanks for protected events (terms, venue, organizers, `featured`, the
+ * venue's coordinates) must not find an event the caller cannot unlock, or the filter would reveal
+ * the blanked value.
+ */
+function filtersBlankedFields(f: EventListFilters): boolean {
+  return [f.categoryIds, f.tagIds, f.venueIds, f.organizerIds, f.featured, f.geoloc].some((v) => v !== undefined)
 }
 
 function withTerms(qb: EventsQuery, ids: readonly number[]): EventsQuery {
@@ -122,7 +138,8 @@ export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery
     .$if(f.language !== undefined, (q) => q.where('e.language', '=', f.language!))
     .$if(f.include !== undefined, (q) => q.where('e.id', 'in', [...f.include!]))
     .$call((q) => inBounds(q, f.bounds, f.frame))
-    .$if(f.search !== undefined && f.search.length > 0, (q) => matchesText(q, f.search!))
+    .$if(f.search !== undefined && f.search.length > 0, (q) => matchesText(q, f.search!, f.editScope))
+    .$if(f.editScope.kind !== 'all' && filtersBlankedFields(f), (q) => q.where(unlockedSql(f.editScope, 'e')))
     .$if(f.categoryIds !== undefined, (q) => withTerms(q, f.categoryIds!))
     .$if(f.tagIds !== undefined, (q) => withTerms(q, f.tagIds!))
     .$if(f.venueIds !== undefined, (q) => q.where('e.venue_id', 'in', [...f.venueIds!]))

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
 import { canEditType, listScope } from '../auth/permissions.js'
+import { editScope, readableSql } from '../auth/visibility.js'
 import type { VariantConfig } from '../config/variants.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
@@ -126,12 +127,23 @@ export function listBounds(input: ListArgs, ctx: CallContext): DateBounds {
   return bounds
 }
 
-/** Ids among `ids` that exist in `table`; throws 400 on `param` when one does not. */
-async function requireIds(db: Kysely<DB>, table: 'venues' | 'organizers' | 'events', ids: readonly number[], param: string, expandTranslations: boolean) {
+/**
+ * Ids among `ids` that exist in `table`; throws 400 on `param` when one does not, or when the
+ * caller may not read it: a hidden id answers as a missing one (no existence oracle).
+ */
+async function requireIds(
+  ctx: CallContext,
+  table: 'venues' | 'organizers' | 'events',
+  ids: readonly number[],
+  param: string,
+  expandTranslations: boolean,
+) {
+  const db = ctx.db
   const found = await db
     .selectFrom(table)
     .select(['id', 'translation_group'])
     .where('id', 'in', [...ids])
+    .where(readableSql(ctx.principal, table, { trashHidden: table === 'events' }))
     .execute()
   if (found.length !== new Set(ids).size) throw invalidParam(param)
   if (!expandTranslations) return [...ids]
@@ -175,17 +187,18 @@ export function eventListOperation(variant: VariantConfig) {
         search: input.search?.split(/\s+/).filter(Boolean),
         categoryIds: input.categories && (await resolveTermFilter(db, 'category', input.categories, ctx.language, 'categories')),
         tagIds: input.tags && (await resolveTermFilter(db, 'tag', input.tags, ctx.language, 'tags')),
-        venueIds: input.venue && (await requireIds(db, 'venues', input.venue, 'venue', expand)),
-        organizerIds: input.organizer && (await requireIds(db, 'organizers', input.organizer, 'organizer', expand)),
+        venueIds: input.venue && (await requireIds(ctx, 'venues', input.venue, 'venue', expand)),
+        organizerIds: input.organizer && (await requireIds(ctx, 'organizers', input.organizer, 'organizer', expand)),
         featured: input.featured,
         statuses: input.status,
         scope: listScope(ctx.principal),
+        editScope: editScope(ctx.principal),
         geoloc: input.geoloc,
         include: input.include,
         postParent: input.post_parent,
         language,
       }
-      if (input.post_parent !== undefined) await requireIds(db, 'events', [input.post_parent], 'post_parent', false)
+      if (input.post_parent !== undefined) await requireIds(ctx, 'events', [input.post_parent], 'post_parent', false)
       return { input, filters }
     },
     async run({ input, filters }, ctx) {

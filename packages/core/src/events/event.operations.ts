@@ -4,6 +4,8 @@ import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
 import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
+import type { ResolvedOptions } from '../config/options.js'
+import { createGuessLimiter, type GuessLimiter } from '../auth/guess-limiter.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { trashPost } from '../posts/lifecycle.js'
 import { utcWall } from '../shared/post-fields.js'
@@ -47,6 +49,27 @@ function samePassword(given: unknown, actual: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+const limiters = new WeakMap<ResolvedOptions, GuessLimiter>()
+
+/**
+ * Throws unless `given` is the event's password. Wrong guesses are counted per event and client
+ * (bounded memory); once a client used up its window, every guess is a 429 without a comparison,
+ * the right one included, so guessing costs the window's length per few tries.
+ */
+function checkPassword(ctx: CallContext, eventId: number, actual: string, given: unknown): void {
+  const protectedError = () => new CalendarError('EVENT_PASSWORD_PROTECTED', 'The requested event is password protected')
+  // Reading without a password is no guess: it only learns that the event is protected.
+  if (given === undefined) throw protectedError()
+  let limiter = limiters.get(ctx.options)
+  if (!limiter) limiters.set(ctx.options, (limiter = createGuessLimiter(ctx.options.passwordGuesses)))
+  const key = `${eventId} ${ctx.client}`
+  const nowMs = ctx.now.getTime()
+  limiter.check(key, nowMs)
+  if (samePassword(given, actual)) return
+  limiter.fail(key, nowMs)
+  throw protectedError()
+}
+
 /** GET of one event by id or slug (CONTRACT 9). */
 export function eventReadOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
@@ -62,9 +85,7 @@ export function eventReadOperation(locator: Locator, variant: VariantConfig) {
       if (row.status === 'trash') throw new CalendarError('EVENT_NO_LONGER_AVAILABLE', 'This event is no longer available')
       if (!canReadItem(ctx.principal, row)) throw new CalendarError('EVENT_NOT_ACCESSIBLE', 'The requested event is not accessible')
       const editable = canEditItem(ctx.principal, row)
-      if (row.password && !editable && !samePassword(password, row.password)) {
-        throw new CalendarError('EVENT_PASSWORD_PROTECTED', 'The requested event is password protected')
-      }
+      if (row.password && !editable) checkPassword(ctx, row.id, row.password, password)
       return { body: serializeEvent(row, ctx, { single: true, unlocked: true }) }
     },
   })

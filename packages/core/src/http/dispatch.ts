@@ -55,6 +55,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const raw = { ...query, ...body, ...match.params }
       const ctx: CallContext = {
         principal,
+        client: request.client ?? '',
         language: activeLanguage(options, raw.ml_language),
         now: options.now(),
         urls: buildUrls(options.publicBaseUrl, request.origin, request.mountPath),

@@ -13,6 +13,11 @@ export interface CalendarRequest {
   body?: Uint8Array | unknown
   /** Origin the request was addressed to (`http://host:port`), used when no public URL is configured. */
   origin?: string
+  /**
+   * The client's address as the host sees it (Express: `req.ip`, which follows `trust proxy`).
+   * Password guesses are counted per event and client.
+   */
+  client?: string
   /** Path prefix the host mounted the calendar under (`/api`), used for `rest_url`s. */
   mountPath?: string
   /**

@@ -11,6 +11,8 @@ export interface LinkedListFilters {
   search?: string
   /** Only the records linked to this (existing) event. */
   eventId?: number
+  /** The request can match nothing (e.g. the relations of an event the caller cannot unlock). */
+  nothing?: boolean
   /** true: linked to a non-draft, non-pending event; false: linked to none. */
   hasEvents?: boolean
   /** UTC wall clock: only records linked to a published event starting at or after it. */
@@ -69,6 +71,7 @@ function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<Sql
 export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: LinkedListFilters): LinkedQuery {
   return (db.selectFrom(`${kind.table} as p`) as unknown as LinkedQuery)
     .$call((q) => visible(q, f))
+    .$if(f.nothing === true, (q) => q.where(sql.lit(false)))
     .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', containsPattern(f.search!)))
     .$if(f.eventId !== undefined, (q) => q.where((eb) => linkedToEvent(kind, eb, ev('ev.id', '=', f.eventId!))))
     .$if(f.hasEvents !== undefined, (q) =>

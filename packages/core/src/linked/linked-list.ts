@@ -6,6 +6,8 @@ import { pageBound } from '../db/sql-literals.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { utcWall } from '../shared/post-fields.js'
+import { eventContentVisible, eventVisible } from '../auth/visibility.js'
+import { findEventAccess } from '../events/event.repository.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListArgs } from './linked.args.js'
 import { linkedListQuery, orderLinkedList, type LinkedListFilters } from './linked-list-query.js'
@@ -29,13 +31,17 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         // Callers who cannot edit the type may only ask for what they see anyway (CONTRACT 6.5).
         if (input.status.length !== 1 || input.status[0] !== 'publish') throw invalidParam('status')
       }
+      let eventHidesRelations = false
       if (input.event !== undefined) {
-        const event = await ctx.db.selectFrom('events').select('id').where('id', '=', input.event).executeTakeFirst()
-        if (!event) throw invalidParam('event')
+        const event = await findEventAccess(ctx.db, input.event)
+        // A hidden event answers as a missing one; a protected one shows no relations (CONTRACT 9.3).
+        if (!event || !eventVisible(ctx.principal, event)) throw invalidParam('event')
+        eventHidesRelations = !eventContentVisible(ctx.principal, event)
       }
       const filters: LinkedListFilters = {
         search: input.search,
         eventId: input.event,
+        nothing: eventHidesRelations,
         hasEvents: input.has_events,
         // Ours: every upcoming event counts, not only the first page of them (CONTRACT 7).
         upcomingFrom: input.only_with_upcoming ? utcWall(ctx.now) : undefined,

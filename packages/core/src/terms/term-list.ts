@@ -1,10 +1,13 @@
 import { sql } from 'kysely'
 import { defineOperation } from '../api/operation.js'
 import type { VariantConfig } from '../config/variants.js'
+import { eventContentVisible, eventVisible } from '../auth/visibility.js'
+import { listScope } from '../auth/permissions.js'
+import { findEventAccess } from '../events/event.repository.js'
 import { invalidParams } from '../errors.js'
 import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
 import { termListArgs, type Taxonomy } from './term.args.js'
-import { allTermsExist, eventExists, findTerm, selectTermPage, termListQuery, type TermListFilters } from './term.repository.js'
+import { allTermsExist, findTerm, selectTermPage, termListQuery, type TermListFilters } from './term.repository.js'
 import { serializeTerm, TAXONOMY_PATH } from './term.serializer.js'
 
 /** `GET /categories` or `GET /tags` (CONTRACT 5, 8). */
@@ -23,7 +26,9 @@ export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
       // CONTRACT 8: `event` wins over `post`; only the one used must exist.
       const eventParam = input.event !== undefined ? 'event' : input.post !== undefined ? 'post' : undefined
       const eventId = input.event ?? input.post
-      if (eventParam && !(await eventExists(db, eventId!))) failures[eventParam] = 'Not an existing event.'
+      const event = eventParam ? await findEventAccess(db, eventId!) : undefined
+      // A hidden event answers as a missing one (no existence oracle, issue 15 item 6).
+      if (eventParam && (!event || !eventVisible(ctx.principal, event))) failures[eventParam] = 'Not an existing event.'
       if (Object.keys(failures).length > 0) throw invalidParams(failures)
       const filters: TermListFilters = {
         taxonomy,
@@ -35,6 +40,9 @@ export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
         hideEmpty: input.hide_empty ?? true,
         parent: input.parent === undefined ? undefined : input.parent === 0 ? null : input.parent,
         eventId,
+        // A protected event the caller cannot unlock shows no terms (CONTRACT 9.3).
+        nothing: event !== undefined && !eventContentVisible(ctx.principal, event),
+        scope: listScope(ctx.principal),
         slug: input.slug,
         orderby: input.orderby ?? 'name',
         order: input.order ?? 'asc',

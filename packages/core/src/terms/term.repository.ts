@@ -1,4 +1,6 @@
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely'
+import type { ListScope } from '../auth/permissions.js'
+import { readableInScopeSql } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
 import { containsPattern, pageBound } from '../db/sql-literals.js'
 import type { Taxonomy, TermOrderBy } from './term.args.js'
@@ -95,6 +97,10 @@ export interface TermListFilters {
   /** `null` = top level only. */
   parent?: number | null
   eventId?: number
+  /** The request can match nothing (the terms of an event the caller cannot unlock). */
+  nothing?: boolean
+  /** Who asks: implicitly created terms of events they cannot see stay hidden from them. */
+  scope: ListScope
   slug?: string
   orderby: TermOrderBy
   order: 'asc' | 'desc'
@@ -120,6 +126,21 @@ export function termListQuery(db: Kysely<DB>, f: TermListFilters): TermsQuery {
       ),
     )
     .$if(f.slug !== undefined, (q) => q.where('t.slug', '=', f.slug!))
+    .$if(f.nothing === true, (q) => q.where(sql.lit(false)))
+    .$if(f.scope.kind !== 'all', (q) => q.where(termShownSql(f.scope)))
+}
+
+/**
+ * A term with no published event that is used only by events the caller cannot see was most
+ * likely created implicitly by one of them (CONTRACT 10.5): its name would reveal a draft's or a
+ * private event's content, so it is listed only to callers who can see one of its events (and to
+ * editors). Terms in use by nothing, or by a published event, are listed to everyone.
+ */
+function termShownSql(scope: ListScope) {
+  return sql<SqlBool>`(t.count > 0
+    or not exists (select 1 from event_terms et0 where et0.term_id = t.id)
+    or exists (select 1 from event_terms et1 join events ev1 on ev1.id = et1.event_id
+               where et1.term_id = t.id and ${readableInScopeSql(scope, 'ev1', { trashHidden: true })}))`
 }
 
 /** Orders a term list by `orderby`/`order`, ties by id ascending (CONTRACT 8). */
