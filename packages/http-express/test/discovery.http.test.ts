@@ -66,9 +66,9 @@ for (const variant of ['A', 'B'] as const) {
       expect(res.status).toBe(200)
       const doc = res.body
       expect(doc.openapi).toBe('3.1.0')
-      expect(doc.servers).toEqual([{ url: `${server.base}/` }])
+      expect(doc.servers).toEqual([{ url: server.base, description: 'This server.' }])
       expect(Object.keys(doc.paths)).toEqual([
-        '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
+        '/', '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
         '/organizers', '/organizers/{id}', '/organizers/by-slug/{slug}', '/categories', '/categories/{id}', '/tags', '/tags/{id}',
       ])
       for (const name of ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']) {
@@ -77,6 +77,10 @@ for (const variant of ['A', 'B'] as const) {
       // Wire types told truthfully (O-15): author and date details are strings.
       expect(doc.components.schemas.Event.properties.author.type).toBe('string')
       expect(doc.components.schemas.DateDetails.properties.year.type).toBe('string')
+      // The server URL joins with the document's paths, and a doubled slash still finds the route.
+      expect((await fetch(`${doc.servers[0].url}/events`)).status).toBe(200)
+      expect((await fetch(`${server.base}//events`)).status).toBe(200)
+      expect((await fetch(`${server.base}/venues//1`)).status).not.toBe(404)
       const result = await new Validator().validate(doc)
       expect(result.errors ?? []).toEqual([])
       expect(result.valid).toBe(true)

@@ -25,6 +25,11 @@ export interface ArgSpec<T = unknown> {
   readonly description?: string
   /** Reason shown in `data.params` when parsing fails. */
   readonly reason?: string
+  /**
+   * How the OpenAPI document states the value when the schema cannot say it (a `z.unknown()`
+   * refinement, a string read as a flag); a subset of what the schema accepts.
+   */
+  readonly openapi?: Record<string, unknown>
 }
 
 const INT_MIN = -2147483648

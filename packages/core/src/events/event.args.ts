@@ -43,7 +43,11 @@ export function eventListArgs(variant: VariantConfig): ArgsRecord {
       starts_after: args.time({ description: 'Events starting after the date.' }),
       ends_before: args.time({ description: 'Events ending before the date.' }),
       ends_after: args.time({ description: 'Events ending after the date.' }),
-      strict_dates: args.nestr({ default: 'false', description: 'Apply dates at the exact times given.' }),
+      strict_dates: args.nestr({
+        default: 'false',
+        description: 'Apply dates at the exact times given: 1, true, yes or on (any case); any other value is false.',
+        openapi: { type: 'boolean', default: false },
+      }),
       ticketed: args.bool({ description: 'Events with or without tickets.' }),
     })
   }

@@ -41,7 +41,8 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
     try {
       const method = request.method.toUpperCase()
       // `rest_url`s end collections with a slash (CONTRACT 5.4); following them must work.
-      const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path
+      // A client joining a base URL that ends in `/` with a path that starts with one sends `//`.
+      const path = request.path.length > 1 ? request.path.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : request.path
       const match = matchRoute(routes, path, method)
       if (!match?.endpoint) {
         throw new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')

@@ -1,4 +1,5 @@
 import type { Operation } from '../api/operation.js'
+import type { EndpointDoc } from '../openapi/endpoint-doc.js'
 
 /** HTTP methods the calendar serves. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -7,6 +8,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 export interface Endpoint {
   readonly methods: readonly HttpMethod[]
   readonly operation: Operation<any, any, any>
+  /** What the OpenAPI document says about it, beyond what the built-in resources derive. */
+  readonly doc?: EndpointDoc
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */

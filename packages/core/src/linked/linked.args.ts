@@ -43,7 +43,9 @@ export function linkedWriteArgs(kind: LinkedKind, forCreate: boolean): ArgsRecor
  * (an array from `search[]=`) must reach the handler, which answers the reference's
  * `archive-bad-search-string` instead of `rest_invalid_param` (CONTRACT 7).
  */
-const searchArg: ArgSpec<unknown> = arg(z.unknown().refine((v) => v !== ''), { type: 'string' })
+const searchArg: ArgSpec<unknown> = arg(z.unknown().refine((v) => v !== ''), { type: 'string' }, {
+  openapi: { type: 'string', minLength: 1 },
+})
 
 /** The `status` list filter: known statuses, array or CSV (CONTRACT 6.5). */
 const statusListArg: ArgSpec<string[]> = arg(listSchema(z.enum(ALL_STATUSES)), {

@@ -1,87 +1,216 @@
-import { z } from 'zod'
 import { createDocument } from 'zod-openapi'
 import type { ArgSpec } from '../api/arg-kinds.js'
 import type { Urls } from '../api/context.js'
+import type { CalendarErrorCode } from '../errors.js'
+import { statusOf, wireCodeOf } from '../http/error-response.js'
 import type { HttpMethod, RouteDef } from '../http/routes.js'
-import { ErrorSchema, RESOURCE_SCHEMAS } from './wire-schemas.js'
+import { DOCUMENT_TAGS, endpointDoc, type EndpointDoc } from './endpoint-doc.js'
+import { argJsonSchema } from './input-schemas.js'
+import { ErrorSchema } from './wire-schemas.js'
 
-const PATH_PARAM_SCHEMAS: Record<string, z.ZodType> = {
-  id: z.int().min(1).meta({ description: 'Numeric identifier.' }),
-  slug: z.string().min(1).meta({ description: 'Slug.' }),
+type Json = Record<string, unknown>
+
+const INT_MAX = 2147483647
+
+const PATH_PARAM_SCHEMAS: Record<string, Json> = {
+  id: { type: 'integer', minimum: 1, maximum: INT_MAX },
+  slug: { type: 'string', minLength: 1, pattern: '^[^/]+$' },
 }
+
+const BODY_METHODS = new Set<HttpMethod>(['POST', 'PUT', 'PATCH'])
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request: a parameter is missing or invalid, or the body cannot be read.',
+  401: 'Not authenticated: no token where one is needed, or a token that is unknown, malformed or revoked.',
+  403: 'Forbidden: the caller may not do this, or may not see this item.',
+  404: 'Not found.',
+  410: 'Gone: already in the trash.',
+  413: 'The request body is too large.',
+  415: 'Unsupported content type.',
+  500: 'Unexpected server error.',
+  503: 'The database is unavailable; try again shortly.',
+}
+
+const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (`cal_…`). Reads work without one; writes need a token whose role allows them.',
+  },
+} as const
 
 /** `(?P<id>\d+)` → `{id}`, relative to the namespace. */
 function openApiPath(pattern: string, namespacePath: string): string {
   return pattern.slice(namespacePath.length).replace(/\(\?P<(\w+)>[^)]*\)/g, '{$1}') || '/'
 }
 
-function paramsShape(args: Record<string, ArgSpec>, exclude: Set<string>): Record<string, z.ZodType> {
-  const shape: Record<string, z.ZodType> = {}
-  for (const [name, spec] of Object.entries(args)) {
-    if (exclude.has(name)) continue
-    const described = spec.description ? (spec.schema as z.ZodType).meta({ description: spec.description }) : (spec.schema as z.ZodType)
-    shape[name] = spec.required ? described : described.optional()
-  }
-  return shape
+/** The error codes one operation can answer: shared ones by what it declares and does, then its own. */
+function errorCodes(doc: EndpointDoc, method: HttpMethod, args: Record<string, ArgSpec>, pathParams: Set<string>): CalendarErrorCode[] {
+  // Any route refuses a malformed query string or an invalid token (CONTRACT 3.2).
+  const codes: CalendarErrorCode[] = ['INVALID_PARAM', 'INVALID_TOKEN']
+  if (Object.entries(args).some(([name, spec]) => spec.required && !pathParams.has(name))) codes.push('MISSING_PARAM')
+  if (BODY_METHODS.has(method)) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')
+  if (doc.access === 'token') codes.push('UNAUTHENTICATED', 'FORBIDDEN')
+  codes.push(...(doc.errors ?? []), 'INTERNAL', 'DATABASE_UNAVAILABLE')
+  return [...new Set(codes)]
 }
 
-function responseFor(path: string, method: HttpMethod): { status: string; schema: z.ZodType } {
-  const [, segment, rest] = path.split('/')
-  const schemas = RESOURCE_SCHEMAS[segment as keyof typeof RESOURCE_SCHEMAS]
-  if (!schemas) return { status: '200', schema: z.record(z.string(), z.unknown()).meta({ description: 'The OpenAPI document.' }) }
-  if (rest === undefined) return method === 'POST' ? { status: '201', schema: schemas.item } : { status: '200', schema: schemas.list }
-  return { status: '200', schema: schemas.item }
+function errorResponses(codes: readonly CalendarErrorCode[]): Record<string, Json> {
+  const byStatus = new Map<number, string[]>()
+  for (const code of codes) {
+    const list = byStatus.get(statusOf(code)) ?? []
+    if (!list.includes(wireCodeOf(code))) list.push(wireCodeOf(code))
+    byStatus.set(statusOf(code), list)
+  }
+  const responses: Record<string, Json> = {}
+  for (const [status, wire] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? 'Error.'} Codes: ${wire.map((c) => `\`${c}\``).join(', ')}.`,
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/Error' },
+              { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: wire } } },
+            ],
+          },
+        },
+      },
+    }
+  }
+  return responses
+}
+
+const LIST_HEADERS = {
+  'X-Cal-Total': { description: 'Number of matches across all pages (as `total`).', schema: { type: 'integer', minimum: 0 } },
+  'X-Cal-TotalPages': { description: 'Number of pages (as `total_pages`).', schema: { type: 'integer', minimum: 0 } },
+}
+const LOCATION_HEADER = { Location: { description: 'URL of the item created.', schema: { type: 'string', format: 'uri' } } }
+
+function successResponse(doc: EndpointDoc): Record<string, unknown> {
+  const success = doc.success ?? { status: 200, description: 'Success.' }
+  const headers: Json = {}
+  if (success.headers?.includes('list-totals')) Object.assign(headers, LIST_HEADERS)
+  if (success.headers?.includes('location')) Object.assign(headers, LOCATION_HEADER)
+  return {
+    [String(success.status)]: {
+      description: success.description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { [success.contentType ?? 'application/json']: { schema: success.schema ?? {} } },
+    },
+  }
+}
+
+function pascal(text: string): string {
+  return text[0]!.toUpperCase() + text.slice(1)
+}
+
+/** Example bodies of the main writes, checked against their schemas by the linters. */
+const BODY_EXAMPLES: Record<string, Json> = {
+  createEvent: {
+    title: 'Team Meetup',
+    start_date: '2027-03-01 18:00:00',
+    end_date: '2027-03-01 20:00:00',
+    timezone: 'Europe/Berlin',
+    venue: { venue: 'Town Hall', city: 'Springfield' },
+    organizer: [{ organizer: 'Meetup Crew' }],
+    categories: ['Meetups'],
+    tags: ['free'],
+    cost: '0',
+  },
+  updateEvent: { featured: true, venue: null },
+  createVenue: { venue: 'Town Hall', address: '1 Main St', city: 'Springfield', country: 'United States' },
+  createOrganizer: { organizer: 'Meetup Crew', email: 'crew@example.org' },
+  createCategory: { name: 'Meetups', description: 'Informal gatherings.' },
+  createTag: { name: 'free' },
 }
 
 /** The OpenAPI 3.1 document (CONTRACT 14.2), generated from the route table and zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
+  const bodySchemas: Record<string, Json> = {}
   for (const route of routes) {
     const path = openApiPath(route.pattern, namespacePath)
-    if (path === '/') continue
-    const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
-    const exclude = new Set(pathParams)
+    const pathParams = new Set([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!))
     const item: Record<string, unknown> = {}
     for (const endpoint of route.endpoints) {
       const args = endpoint.operation.args as Record<string, ArgSpec>
       for (const method of endpoint.methods) {
-        const { status, schema } = responseFor(path, method)
-        const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH'
-        const requestParams: Record<string, z.ZodObject> = {}
-        if (pathParams.length > 0) {
-          requestParams.path = z.object(Object.fromEntries(pathParams.map((p) => [p, PATH_PARAM_SCHEMAS[p] ?? z.string()])))
+        const doc = endpointDoc(path, method, endpoint.doc)
+        const operationId = doc.operationId!
+        const hasBody = BODY_METHODS.has(method)
+        const parameters: Json[] = [...pathParams].map((name) => ({
+          name,
+          in: 'path',
+          required: true,
+          description: args[name]?.description ?? `The ${name}.`,
+          schema: PATH_PARAM_SCHEMAS[name] ?? { type: 'string' },
+        }))
+        const fields = Object.entries(args).filter(([name]) => !pathParams.has(name))
+        let requestBody: Json | undefined
+        if (!hasBody) {
+          for (const [name, spec] of fields) {
+            const { description, ...schema } = argJsonSchema(spec, 'query')
+            parameters.push({ name, in: 'query', required: Boolean(spec.required), ...(description ? { description } : {}), schema })
+          }
+        } else if (fields.length > 0) {
+          const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)
+          const schema: Json = {
+            type: 'object',
+            properties: Object.fromEntries(fields.map(([name, spec]) => [name, argJsonSchema(spec, 'body')])),
+            ...(required.length > 0 ? { required } : {}),
+          }
+          // One named schema per distinct body, shared by POST, PUT and PATCH of the same handler.
+          const name = `${pascal(operationId.replace(/^(put|patch)/, 'update'))}Body`
+          const known = bodySchemas[name]
+          if (known && JSON.stringify(known) !== JSON.stringify(schema)) throw new Error(`two bodies named ${name}`)
+          bodySchemas[name] = schema
+          const ref = { $ref: `#/components/schemas/${name}` }
+          const example = BODY_EXAMPLES[operationId]
+          requestBody = {
+            required: required.length > 0,
+            description: 'JSON, or a form body with bracket syntax for nested values (`venue[city]=Rome`).',
+            content: {
+              'application/json': { schema: ref, ...(example ? { example } : {}) },
+              'application/x-www-form-urlencoded': { schema: ref },
+            },
+          }
         }
-        const fields = paramsShape(args, exclude)
-        if (!hasBody && Object.keys(fields).length > 0) requestParams.query = z.object(fields)
         item[method.toLowerCase()] = {
-          requestParams,
-          ...(hasBody
-            ? {
-                requestBody: {
-                  content: {
-                    'application/json': { schema: z.object(fields) },
-                    'application/x-www-form-urlencoded': { schema: z.object(fields) },
-                  },
-                },
-              }
-            : {}),
+          operationId,
+          summary: doc.summary,
+          description: doc.description,
+          tags: doc.tags,
+          security: doc.access === 'token' ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+          ...(parameters.length > 0 ? { parameters } : {}),
+          ...(requestBody ? { requestBody } : {}),
           responses: {
-            [status]: { description: 'Success.', content: { 'application/json': { schema } } },
-            default: { description: 'Error in the contract shape.', content: { 'application/json': { schema: ErrorSchema } } },
+            ...successResponse(doc),
+            ...errorResponses(errorCodes(doc, method, args, pathParams)),
           },
         }
       }
     }
-    paths[path] = item
+    paths[path] = { ...paths[path], ...item }
   }
   return createDocument({
     openapi: '3.1.0',
     info: {
       version: '1.0.0',
       title: 'Event calendar REST API',
-      description: 'Events, venues, organizers, categories and tags (namespace cal/events/v1).',
+      description:
+        'Events, venues, organizers, categories and tags (namespace cal/events/v1). Reads are public for published ' +
+        'items; writes need a bearer token. Every error answers `{ code, message, data: { status, … } }`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'cal-events' },
     },
-    servers: [{ url: `${urls.rest}/` }],
+    // No trailing slash: clients join it with paths that start with one.
+    servers: [{ url: urls.rest, description: 'This server.' }],
+    tags: DOCUMENT_TAGS,
     paths: paths as never,
+    components: {
+      schemas: { Error: ErrorSchema, ...(bodySchemas as Record<string, never>) },
+      securitySchemes: SECURITY_SCHEMES as never,
+    },
   }) as unknown as Record<string, unknown>
 }

@@ -13,7 +13,8 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
   return {
     root: defineOperation({
       args: {
-        namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE }),
+        // Any other namespace is a 404 (rest_invalid_namespace), not a 400: the document lists the one value.
+        namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE, openapi: { type: 'string', enum: [NAMESPACE] } }),
         context: arg(z.string(), { type: 'string' }, { default: 'view' }),
       },
       async run(input, ctx) {

@@ -81,10 +81,11 @@ const linkedBase = {
   id: z.int(),
   author: z.string().optional().meta({ description: 'User id as a decimal string.' }),
   status: z.string(),
-  date: dt.optional(),
-  date_utc: z.string().optional(),
-  modified: dt.optional(),
-  modified_utc: dt.optional(),
+  // Never empty, so never omitted.
+  date: dt,
+  date_utc: z.string(),
+  modified: dt,
+  modified_utc: dt,
   url: z.string(),
   description: z.string().optional(),
   excerpt: z.string().optional(),
@@ -192,14 +193,61 @@ export const OrganizerListSchema = z.strictObject({ organizers: z.array(Organize
 export const CategoryListSchema = z.strictObject({ categories: z.array(TermSchema), ...pageLinks }).meta({ id: 'CategoryList' })
 export const TagListSchema = z.strictObject({ tags: z.array(TermSchema), ...pageLinks }).meta({ id: 'TagList' })
 
+/** `data` of an error body (CONTRACT 2.1): the status, and the members some codes add. */
+export const ErrorDataSchema = z
+  .object({
+    status: z.int().min(400).max(599),
+    params: z
+      .union([z.record(z.string(), z.string()), z.array(z.string())])
+      .optional()
+      .meta({ description: 'rest_invalid_param: parameter name → reason; rest_missing_callback_param: the missing names.' }),
+    details: z
+      .union([z.record(z.string(), z.unknown()), emptyArray])
+      .optional()
+      .meta({ description: 'rest_invalid_param: parameter name → nested error body; [] when none.' }),
+    term_id: z.int().optional().meta({ description: 'term_exists: the id of the clashing term.' }),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'ErrorData' })
+
 /** The error body of every non-2xx response (CONTRACT 2.1). */
 export const ErrorSchema = z
   .strictObject({
-    code: z.string(),
-    message: z.string(),
-    data: z.object({ status: z.int() }).catchall(z.unknown()),
+    code: z.string().meta({ description: 'Stable machine identifier; each response lists the codes it can carry.' }),
+    message: z.string().meta({ description: 'Human-readable English sentence.' }),
+    data: ErrorDataSchema,
   })
   .meta({ id: 'Error' })
+
+const routeArg = z.record(z.string(), z.unknown())
+
+/** The root descriptor (CONTRACT 14.1). */
+export const RootDescriptorSchema = z
+  .strictObject({
+    namespace: z.string(),
+    routes: z.record(
+      z.string(),
+      z.strictObject({
+        namespace: z.string(),
+        methods: z.array(z.string()),
+        endpoints: z.array(
+          z.strictObject({
+            methods: z.array(z.string()),
+            args: z.union([z.record(z.string(), routeArg), emptyArray]),
+          }),
+        ),
+        _links: z.strictObject({ self: z.array(z.strictObject({ href: z.string() })) }).optional(),
+      }),
+    ),
+    _links: z.strictObject({ up: z.array(z.strictObject({ href: z.string() })) }),
+  })
+  .meta({ id: 'RootDescriptor' })
+
+/** This document, as `/doc` answers it. */
+export const OpenApiDocumentSchema = z
+  .object({ openapi: z.string(), info: z.record(z.string(), z.unknown()), paths: z.record(z.string(), z.unknown()) })
+  .catchall(z.unknown())
+  .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document.' })
 
 /** Response schemas by collection segment: the list envelope and the single object. */
 export const RESOURCE_SCHEMAS = {
