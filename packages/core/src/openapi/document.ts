@@ -27,6 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
   410: 'Gone: already in the trash.',
   413: 'The request body is too large.',
   415: 'Unsupported content type.',
+  429: 'Too many wrong password guesses for this event from this client; `data.retry_after` says when to try again.',
   500: 'Unexpected server error.',
   503: 'The database is unavailable; try again shortly.',
 }

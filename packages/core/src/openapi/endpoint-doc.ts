@@ -78,7 +78,10 @@ function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
     if (action === 'list') return ['EVENT_ARCHIVE_PAGE_NOT_FOUND']
     if (action === 'create') return EVENT_LINK_ERRORS
     const missing: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID']
-    if (action === 'get') return [...missing, 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED']
+    if (action === 'get') {
+      // Wrong password guesses are rate-limited per event and client.
+      return [...missing, 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED', 'TOO_MANY_REQUESTS']
+    }
     if (action === 'delete') return [...missing, 'EVENT_IN_TRASH']
     if (write) return [...missing, ...EVENT_LINK_ERRORS]
   }
