@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { arg, args, listSchema, type ArgSpec } from '../api/arg-kinds.js'
+import { arg, args, listSchema, MAX_TEXT, toList, type ArgSpec } from '../api/arg-kinds.js'
+import { LIMITS } from '../shared/limits.js'
 import type { ArgsRecord } from '../api/operation.js'
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
@@ -59,22 +60,45 @@ const venueValue = arg(z.union([z.number(), z.string(), z.record(z.string(), z.u
   type: ['integer', 'object', 'array'],
 }, { nullable: true })
 
+/** A CSV string holding at most `max` items (the array form is capped by `.max`). */
+const csvOfAtMost = (max: number) =>
+  z
+    .string()
+    .max(MAX_TEXT)
+    .refine((v) => {
+      const items = toList(v)
+      return items.length <= max && items.every((i) => String(i).length <= LIMITS.termItemLength)
+    })
+
 /** `organizer` on an event write: one or a list of ids, `{id}` objects or inline objects. */
-const organizerValue = arg(z.union([z.number(), z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]), {
-  type: ['array', 'integer', 'object'],
-  items: { type: ['integer', 'object'] },
-}, { nullable: true })
+const organizerValue = arg(
+  z.union([
+    z.number(),
+    csvOfAtMost(LIMITS.organizersPerEvent),
+    z.record(z.string(), z.unknown()),
+    z.array(z.unknown()).max(LIMITS.organizersPerEvent),
+  ]),
+  { type: ['array', 'integer', 'object'], items: { type: ['integer', 'object'] } },
+  { nullable: true, reason: `At most ${LIMITS.organizersPerEvent} organizers (ids, {"id"} objects or inline objects).` },
+)
 
 /** `categories`/`tags` on an event write: ids, slugs or names; `""`/`[]` clears. */
-const termValue = arg(z.union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()]), {
-  type: 'array',
-  items: { type: ['integer', 'string'] },
-}, { nullable: true })
+const termValue = arg(
+  z.union([
+    z.array(z.union([z.string().max(LIMITS.termItemLength), z.number()])).max(LIMITS.termsPerEvent),
+    csvOfAtMost(LIMITS.termsPerEvent),
+    z.number(),
+  ]),
+  { type: 'array', items: { type: ['integer', 'string'] } },
+  { nullable: true, reason: `A list of at most ${LIMITS.termsPerEvent} term ids, slugs or names (each at most ${LIMITS.termItemLength} characters).` },
+)
 
 /** Cost: a string or a list of strings (CONTRACT 4.2). */
-const costValue = arg(z.union([z.string().max(500), z.number(), z.array(z.union([z.string().max(100), z.number()])).max(50)]), {
-  type: ['string', 'array'],
-}, { nullable: true })
+const costValue = arg(
+  z.union([z.string().max(500), z.number(), z.array(z.union([z.string().max(100), z.number()])).max(LIMITS.costValues)]),
+  { type: ['string', 'array'] },
+  { nullable: true, reason: `A cost string, or a list of at most ${LIMITS.costValues} of them.` },
+)
 
 /**
  * `origin_uid` (extension): the external id the event was imported from, e.g. an iCalendar UID.

@@ -3,6 +3,7 @@ import { canEditItem } from '../auth/permissions.js'
 import { ORGANIZER, VENUE } from '../linked/kinds.js'
 import { linkedJsonLd, serializeLinked, type LinkedRow } from '../linked/linked.serializer.js'
 import { formatCost } from '../shared/cost.js'
+import { LIMITS } from '../shared/limits.js'
 import { authorString, globalId, postDates, postUrl, serializeImage, wallFromDb, type ImageRow, type PostRow } from '../shared/post-fields.js'
 import { renderHtml, stripTags } from '../shared/text.js'
 import { dateDetails, timezoneAbbr, toIsoWithOffset, utcToWall, wallToUtc } from '../shared/wall-time.js'
@@ -64,7 +65,9 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const startUtc = wallFromDb(row.start_utc)
   const endUtc = wallFromDb(row.end_utc)
   const terms = row.terms ?? []
-  const organizers = (row.organizers ?? []).map((o) => serializeLinked(ORGANIZER, o, ctx, Boolean(view.single)))
+  // A list embeds no more than a write may attach (events stored before the caps keep a page small).
+  const cap = <T>(items: T[], max: number): T[] => (view.list ? items.slice(0, max) : items)
+  const organizers = cap(row.organizers ?? [], LIMITS.organizersPerEvent).map((o) => serializeLinked(ORGANIZER, o, ctx, Boolean(view.single)))
   const cost = costParts(row)
   const event: Record<string, unknown> = {
     id: row.id,
@@ -106,8 +109,8 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
     hide_from_listings: row.hide_from_listings,
     sticky: row.sticky,
     featured: row.featured,
-    categories: terms.filter((t) => t.taxonomy === 'category').map((t) => serializeEmbeddedTerm(t, ctx.urls)),
-    tags: terms.filter((t) => t.taxonomy === 'tag').map((t) => serializeEmbeddedTerm(t, ctx.urls)),
+    categories: cap(terms.filter((t) => t.taxonomy === 'category'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
+    tags: cap(terms.filter((t) => t.taxonomy === 'tag'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
     venue: row.venue ? serializeLinked(VENUE, row.venue, ctx, Boolean(view.single)) : [],
     organizer: organizers,
     custom_fields: [],
