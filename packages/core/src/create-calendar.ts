@@ -4,6 +4,7 @@ import { invoke, type Operation } from './api/operation.js'
 import { SYSTEM_PRINCIPAL, type Principal, type Role } from './auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
+import { keepPruning } from './changes/change-log.js'
 import { openDatabase } from './db/create-db.js'
 import { migrateToLatest } from './db/migrate.js'
 import { activeLanguage, createDispatcher } from './http/dispatch.js'
@@ -111,6 +112,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const handle = await openDatabase(options.database, options.onQuery)
   if (options.migrate) await migrateToLatest(handle.db)
   const db = handle.db
+  const stopPruning = keepPruning(db)
   const lang = languageArgs(options)
   const withLanguage = <O extends Operation<any, any, any>>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
   const wrap = <T extends Record<string, Operation<any, any, any>>>(ops: T): T =>
@@ -196,6 +198,9 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       revoke: (idOrPrefix) => revokeToken(db, idOrPrefix),
       hasAdmin: () => hasAdminToken(db),
     },
-    close: () => handle.close(),
+    close: () => {
+      stopPruning()
+      return handle.close()
+    },
   }
 }

@@ -20,6 +20,17 @@ export interface ApiTokens {
   user_id: number;
 }
 
+export interface CalChangeHorizon {
+  one: Generated<boolean>;
+  xid: string;
+}
+
+export interface CalChanges {
+  at: Generated<string>;
+  tbl: string;
+  xid: string;
+}
+
 export interface EventOrganizers {
   event_id: number;
   organizer_id: number;
@@ -144,6 +155,8 @@ export interface Venues {
 
 export interface DB {
   api_tokens: ApiTokens;
+  cal_change_horizon: CalChangeHorizon;
+  cal_changes: CalChanges;
   event_organizers: EventOrganizers;
   event_terms: EventTerms;
   events: Events;

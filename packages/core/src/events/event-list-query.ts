@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
+import { changedSince, currentPoint, ORIGIN_POINT, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
@@ -156,29 +157,30 @@ export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: 
   return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
 }
 
-/** A list total counted earlier for the same filters, and the database snapshot it was counted in. */
+/** A list total counted earlier for the same filters, and the point (`change-log.ts`) it holds at. */
 export interface KnownCount {
   total: number
-  snapshot: string
+  snapshot: ChangePoint
 }
 
 /**
  * One statement for a list page: the page's events with their relations (`eventRelations`), each
- * row also carrying the filtered `total` and the `snapshot` (`pg_current_snapshot()`) the whole
- * statement read. At least one row comes back: a page without events is a single row with a null
+ * row also carrying the filtered `total` and the point (`snapshot`, the statement's own snapshot)
+ * it holds at. At least one row comes back: a page without events is a single row with a null
  * `id` that still carries the total.
  *
- * The total is only counted when `known` does not hold: two equal snapshots (xmin, xmax and the
- * in-progress ids) see exactly the same committed rows, whoever wrote them, so an equal snapshot
- * means the earlier count is still the count. The count is an uncorrelated scalar subquery (an
- * InitPlan), which PostgreSQL evaluates only when the CASE reaches it. Pure: builds, never runs.
+ * The total is only counted when the calendar changed since `known` was counted (`changedSince`):
+ * the change log records every committed write to the calendar's tables, and nothing else, so a
+ * known total stays the total until then whatever else the server commits. The count is an
+ * uncorrelated scalar subquery (an InitPlan), which PostgreSQL evaluates only when the CASE
+ * reaches it. Pure: builds, never runs.
  */
 export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { limit: number; offset: number }, known?: KnownCount) {
   const base = eventListQuery(db, f)
-  const snapshot = sql<string>`pg_current_snapshot()::text`
+  const snapshot = currentPoint()
   const count = base.select(sql<number>`count(*)::int`.as('n'))
-  // Same text whether or not a count is known (a snapshot text is never empty).
-  const total = sql<number>`case when ${snapshot} = ${known?.snapshot ?? ''} then ${known?.total ?? 0}::int else (${count}) end`
+  // Same text whether or not a count is known: without one, the origin point always counts as changed.
+  const total = sql<number>`case when not ${changedSince(known?.snapshot ?? ORIGIN_POINT)} then ${known?.total ?? 0}::int else (${count}) end`
   const paged = <Q extends Parameters<typeof orderEventList>[0]>(q: Q) => orderEventList(q, f).limit(pageBound(page.limit)).offset(pageBound(page.offset)) as Q
   // Past the first page, or through a term or organizer filter, the page's ids come first, then its
   // rows: the list index covers the ordering and the date bounds, so the rows skipped are read from

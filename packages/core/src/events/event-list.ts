@@ -3,6 +3,7 @@ import type { CallContext } from '../api/context.js'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
 import { canEditType, listScope } from '../auth/permissions.js'
 import { editScope, readableSql } from '../auth/visibility.js'
+import { ORIGIN_POINT } from '../changes/change-log.js'
 import type { VariantConfig } from '../config/variants.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
@@ -21,9 +22,10 @@ type PageRow = EventRow & KnownCount
 
 /**
  * Per calendar database: list totals keyed by the filters (which alone determine the count), each
- * with the snapshot it was counted in, and the compiled list statement per filters and page. The
- * list statement reuses a total only while the snapshot is unchanged, so writes from anywhere (this
- * process, another one, raw SQL) always show in the next total.
+ * with the point it holds at, and the compiled list statement per filters and page. The list
+ * statement reuses a total only while the calendar's change log shows no write since that point, so
+ * writes to the calendar from anywhere (this process, another one, raw SQL) always show in the next
+ * total, and writes to other tables or databases cost nothing.
  */
 interface ListCache {
   counts: Map<string, KnownCount>
@@ -72,7 +74,7 @@ function listStatement(
     }
     remember(cache.statements, key, compiled, MAX_STATEMENTS)
   }
-  return CompiledQuery.raw(compiled.sql, [known?.snapshot ?? '', known?.total ?? 0, ...compiled.parameters.slice(2)])
+  return CompiledQuery.raw(compiled.sql, [known?.snapshot ?? ORIGIN_POINT, known?.total ?? 0, ...compiled.parameters.slice(2)])
 }
 
 const STRICT_WORDS = new Set(['1', 'true', 'yes', 'on'])

@@ -3,6 +3,7 @@ import { initialSchema } from './0001-initial-schema.js'
 import { eventOrigin } from './0002-event-origin.js'
 import { listPerformance } from './0003-list-performance.js'
 import { pageRelations } from './0004-page-relations.js'
+import { changeLog } from './0007-change-log.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. Kysely runs them in
 // name order; keep the entries sorted by name.
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-event-origin': eventOrigin,
   '0003-list-performance': listPerformance,
   '0004-page-relations': pageRelations,
+  '0007-change-log': changeLog,
 }
 
 /** Kysely migration provider over the ordered, in-code migration list. */

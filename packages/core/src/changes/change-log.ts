@@ -1,0 +1,71 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely'
+import type { DB } from '../db/generated.js'
+
+// The calendar's change record and the one place that reads it (docs/change-tracking.md).
+// Migration 0007 creates the log, its triggers and `cal_changed_since`; this module decides what a
+// point is, how "changed since" is asked, and when the log is pruned.
+
+/**
+ * A point in the calendar's history: a PostgreSQL snapshot as text (`xmin:xmax:xip,...`), taken in
+ * the same statement as whatever was read at that point.
+ */
+export type ChangePoint = string
+
+/** A point before every change: "changed since" it is always true (the log starts after it). */
+export const ORIGIN_POINT: ChangePoint = '1:1:'
+
+/** How long changes stay in the log; a point older than that always counts as changed. */
+export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000
+
+/** How often a calendar prunes the log while it runs. */
+const PRUNE_EVERY_MS = 3600 * 1000
+
+const POINT_TEXT = /^(\d{1,20}):(\d{1,20}):(\d{1,20}(,\d{1,20})*)?$/
+
+/** Whether `text` has the form of a point (for points that come back from clients). */
+export function isChangePoint(text: string): boolean {
+  const m = POINT_TEXT.exec(text)
+  if (!m) return false
+  const [xmin, xmax] = [BigInt(m[1]!), BigInt(m[2]!)]
+  const inProgress = m[3] ? m[3].split(',').map(BigInt) : []
+  const max = 2n ** 63n - 1n
+  return xmin > 0n && xmin <= xmax && xmax <= max && inProgress.every((x) => x >= xmin && x < xmax)
+}
+
+/** The point of the statement this is part of. */
+export function currentPoint(): RawBuilder<ChangePoint> {
+  return sql<ChangePoint>`pg_current_snapshot()::text`
+}
+
+/**
+ * Whether any calendar table changed between `point` and the snapshot of the statement this is
+ * part of: true when a change committed since, or when `point` is older than the pruned log.
+ */
+export function changedSince(point: ChangePoint): RawBuilder<boolean> {
+  return sql<boolean>`cal_changed_since(${point}::pg_snapshot)`
+}
+
+/** Asks on its own whether anything changed since `point`; also returns the current point. */
+export async function checkChanges(db: Kysely<DB>, point: ChangePoint): Promise<{ changed: boolean; now: ChangePoint }> {
+  const { rows } = await sql<{ changed: boolean; now: ChangePoint }>`select ${changedSince(point)} as changed, ${currentPoint()} as now`.execute(db)
+  return rows[0]!
+}
+
+/**
+ * Drops log rows recorded more than `retentionMs` ago by the database's clock; points older than
+ * what it dropped then count as changed.
+ */
+export async function pruneChanges(db: Kysely<DB>, retentionMs = CHANGE_RETENTION_MS): Promise<void> {
+  await sql`select cal_prune_changes(now() - make_interval(secs => ${retentionMs / 1000}))`.execute(db)
+}
+
+/**
+ * Prunes every hour while the calendar runs (not at start-up: a process that only runs a script
+ * should not write); returns the function that stops it. A failed prune (database away) is retried
+ * at the next hour: the log only grows meanwhile.
+ */
+export function keepPruning(db: Kysely<DB>, retentionMs = CHANGE_RETENTION_MS): () => void {
+  const timer = setInterval(() => pruneChanges(db, retentionMs).catch(() => {}), PRUNE_EVERY_MS)
+  timer.unref?.()
+  return () => clearInterval(timer)
+}

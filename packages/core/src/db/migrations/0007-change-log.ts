@@ -1,0 +1,70 @@
+import { sql, type Kysely, type Migration } from 'kysely'
+
+// The calendar's change record (docs/change-tracking.md). Self-contained on purpose: a migration
+// is history and must not change when the runtime module (src/changes/change-log.ts) does.
+//
+// - One row per writing transaction and table, inserted by statement-level triggers: no row is
+//   ever updated by a writer, so concurrent writers never wait on each other here.
+// - `xid` is the writer's transaction id; whether a change is in a snapshot is decided by
+//   `pg_visible_in_snapshot`, which follows commit order, not id order.
+// - `cal_change_horizon` holds the newest xid ever pruned: a point older than it cannot be
+//   answered from the log any more and counts as changed. It starts at this migration's own
+//   transaction, so a point from before the log existed also counts as changed.
+// - api_tokens is left out: authenticating updates `last_used_utc`, and no response shows it.
+const TRACKED = ['events', 'venues', 'organizers', 'terms', 'event_terms', 'event_organizers', 'images', 'users']
+
+const UP = [
+  `create table cal_changes (
+     xid xid8 not null,
+     tbl text not null,
+     at timestamptz not null default now(),
+     primary key (xid, tbl)
+   )`,
+  `create table cal_change_horizon (
+     one boolean primary key default true check (one),
+     xid xid8 not null
+   )`,
+  `insert into cal_change_horizon (xid) values (pg_current_xact_id())`,
+  `create function cal_record_change() returns trigger language plpgsql as $$
+   begin
+     insert into cal_changes (xid, tbl) values (pg_current_xact_id(), tg_table_name) on conflict do nothing;
+     return null;
+   end $$`,
+  // Inlined into the calling statement (a single-expression SQL function), so it reads the log
+  // with that statement's snapshot.
+  `create function cal_changed_since(p pg_snapshot) returns boolean language sql stable as $$
+     select exists (select 1 from cal_change_horizon h where h.xid >= pg_snapshot_xmin(p))
+         or exists (select 1 from cal_changes c where c.xid >= pg_snapshot_xmin(p) and not pg_visible_in_snapshot(c.xid, p))
+   $$`,
+  `create function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
+   declare newest xid8;
+   begin
+     select max(xid) into newest from cal_changes where at < p_before;
+     if newest is null then return; end if;
+     update cal_change_horizon set xid = greatest(xid, newest);
+     delete from cal_changes where xid <= newest;
+   end $$`,
+  ...TRACKED.map(
+    (table) => `create trigger cal_record_change after insert or update or delete or truncate on ${table}
+                for each statement execute function cal_record_change()`,
+  ),
+]
+
+const DOWN = [
+  ...TRACKED.map((table) => `drop trigger if exists cal_record_change on ${table}`),
+  `drop function if exists cal_prune_changes(timestamptz)`,
+  `drop function if exists cal_changed_since(pg_snapshot)`,
+  `drop function if exists cal_record_change()`,
+  `drop table if exists cal_change_horizon`,
+  `drop table if exists cal_changes`,
+]
+
+/** The change log: statement-level triggers record each writing transaction per calendar table. */
+export const changeLog: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const statement of UP) await sql.raw(statement).execute(db)
+  },
+  async down(db: Kysely<unknown>) {
+    for (const statement of DOWN) await sql.raw(statement).execute(db)
+  },
+}
