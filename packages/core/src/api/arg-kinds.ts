@@ -30,6 +30,8 @@ export interface ArgSpec<T = unknown> {
    * refinement, a string read as a flag); a subset of what the schema accepts.
    */
   readonly openapi?: Record<string, unknown>
+  /** Another parameter this one must come with (a coordinate pair); the document states it. */
+  readonly with?: string
 }
 
 const INT_MIN = -2147483648
@@ -73,6 +75,14 @@ export const str0Schema = z.string().max(MAX_TEXT)
 export const timeSchema = z
   .union([z.string().max(200), z.number()])
   .refine((v) => parseTimeInput(v, { now: new Date(0), zone: 'UTC' }) !== null)
+
+/** A number in [-max, max], from JSON or a decimal string (exponent notation included, as clients print tiny doubles). */
+export function coordinateSchema(max: number) {
+  return z
+    .union([z.number(), z.string().regex(/^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?\s*$/i)])
+    .transform(Number)
+    .pipe(z.number().min(-max).max(max))
+}
 
 /** `""` or an absolute URL with a scheme and a host. */
 export const url0Schema = z.string().max(2048).refine((v) => {

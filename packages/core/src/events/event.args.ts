@@ -1,16 +1,12 @@
 import { z } from 'zod'
-import { arg, args, listSchema, MAX_TEXT, toList, type ArgSpec } from '../api/arg-kinds.js'
+import { arg, args, coordinateSchema, listSchema, MAX_TEXT, toList, type ArgSpec } from '../api/arg-kinds.js'
 import { LIMITS } from '../shared/limits.js'
 import type { ArgsRecord } from '../api/operation.js'
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { imageArg } from '../linked/linked.args.js'
 
-const coordinate = (max: number) =>
-  arg(
-    z.union([z.number(), z.string().regex(/^\s*[+-]?\d+(?:\.\d+)?\s*$/)]).transform(Number).pipe(z.number().min(-max).max(max)),
-    { type: 'number' },
-  )
+const coordinate = (max: number) => arg(coordinateSchema(max), { type: 'number' })
 
 /** `status` list filter: known statuses, array or CSV (`"publish, draft"`). */
 export const statusListArg: ArgSpec<string[]> = arg(listSchema(z.enum(ALL_STATUSES)), {
@@ -33,8 +29,8 @@ export function eventListArgs(variant: VariantConfig): ArgsRecord {
     featured: args.bool({ description: 'Only featured (true) or non-featured (false) events.' }),
     status: { ...statusListArg, description: 'Event post statuses.' },
     geoloc: args.bool({ description: 'Only events whose venue has (true) or lacks (false) coordinates.' }),
-    geoloc_lat: { ...coordinate(90), description: 'Latitude; needs geoloc_lng.' },
-    geoloc_lng: { ...coordinate(180), description: 'Longitude; needs geoloc_lat.' },
+    geoloc_lat: { ...coordinate(90), description: 'Latitude; needs geoloc_lng.', with: 'geoloc_lng' },
+    geoloc_lng: { ...coordinate(180), description: 'Longitude; needs geoloc_lat.', with: 'geoloc_lat' },
     include: args.posintList({ description: 'Only these event IDs; date filters are not applied.' }),
     post_parent: args.int({ description: 'Events whose parent is this event.' }),
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { arg, args, listSchema, type ArgSpec } from '../api/arg-kinds.js'
+import { arg, args, coordinateSchema, listSchema, type ArgSpec } from '../api/arg-kinds.js'
 import type { ArgsRecord } from '../api/operation.js'
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
@@ -10,11 +10,7 @@ export const imageArg: ArgSpec<string | number> = arg(z.union([z.string().max(20
   type: ['string', 'integer'],
 }, { description: 'Featured image ID or URL.' })
 
-const coordinate = (max: number) =>
-  arg(
-    z.union([z.number(), z.string().regex(/^\s*[+-]?\d+(?:\.\d+)?\s*$/)]).transform(Number).pipe(z.number().min(-max).max(max)),
-    { type: 'number' },
-  )
+const coordinate = (max: number) => arg(coordinateSchema(max), { type: 'number' })
 
 /** Body fields of a venue/organizer create or update (CONTRACT 11.1); also used for inline data. */
 export function linkedWriteArgs(kind: LinkedKind, forCreate: boolean): ArgsRecord {
@@ -31,8 +27,8 @@ export function linkedWriteArgs(kind: LinkedKind, forCreate: boolean): ArgsRecor
     fields.show_map = args.truthy()
     fields.show_map_link = args.truthy()
     // Documented extension: coordinates for the event list's geoloc filters.
-    fields.geo_lat = { ...coordinate(90), description: 'Latitude (-90 to 90); needs geo_lng.' }
-    fields.geo_lng = { ...coordinate(180), description: 'Longitude (-180 to 180); needs geo_lat.' }
+    fields.geo_lat = { ...coordinate(90), description: 'Latitude (-90 to 90); needs geo_lng.', with: 'geo_lng' }
+    fields.geo_lng = { ...coordinate(180), description: 'Longitude (-180 to 180); needs geo_lat.', with: 'geo_lat' }
   }
   fields.image = imageArg
   return fields

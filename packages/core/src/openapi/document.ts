@@ -161,6 +161,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
             properties: Object.fromEntries(fields.map(([name, spec]) => [name, argJsonSchema(spec, 'body')])),
             ...(required.length > 0 ? { required } : {}),
           }
+          const pairs = fields.filter(([, spec]) => spec.with).map(([name, spec]) => [name, [spec.with!]])
+          if (pairs.length > 0) schema.dependentRequired = Object.fromEntries(pairs)
           // One named schema per distinct body, shared by POST, PUT and PATCH of the same handler.
           const name = `${pascal(operationId.replace(/^(put|patch)/, 'update'))}Body`
           const known = bodySchemas[name]
@@ -201,7 +203,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
       title: 'Event calendar REST API',
       description:
         'Events, venues, organizers, categories and tags (namespace cal/events/v1). Reads are public for published ' +
-        'items; writes need a bearer token. Every error answers `{ code, message, data: { status, … } }`.',
+        'items; writes need a bearer token. Every error answers `{ code, message, data: { status, … } }`. ' +
+        'Text values cannot contain U+0000.',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'cal-events' },
     },
