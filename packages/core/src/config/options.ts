@@ -56,8 +56,8 @@ export interface CalendarOptions {
   maxBodyBytes?: number
   /** Called with every unexpected error (the response says only "Internal server error."). */
   onError?: (err: unknown) => void
-  /** Called after every SQL statement (statement counting, tracing). */
-  onQuery?: (sql: string, durationMs: number) => void
+  /** Called after every SQL statement with its parameters (statement counting, tracing, replaying). */
+  onQuery?: (sql: string, durationMs: number, parameters: readonly unknown[]) => void
   /**
    * Wrong password guesses one client may make on one event per window before getting 429
    * (variant B). Default 10 per 60 s, remembering at most 10,000 (event, client) pairs.
@@ -100,7 +100,7 @@ export interface ResolvedOptions {
   readonly database: DatabaseOptions
   readonly authenticate: Authenticate | undefined
   readonly onError: ((err: unknown) => void) | undefined
-  readonly onQuery: ((sql: string, durationMs: number) => void) | undefined
+  readonly onQuery: ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
   readonly now: () => Date
 }
 

@@ -14,11 +14,11 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-type QueryListener = ((sql: string, durationMs: number) => void) | undefined
+type QueryListener = ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
 
 function logger(onQuery: QueryListener) {
   if (!onQuery) return undefined
-  return (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis)
+  return (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis, event.query.parameters)
 }
 
 /** Opens the configured database: a pg pool, or embedded PGlite behind the same dialect. */

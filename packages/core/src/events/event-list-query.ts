@@ -1,21 +1,12 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
-import { changedSince, currentPoint, ORIGIN_POINT, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
+import type { DateBounds } from './event-list-bounds.js'
 import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
-
-/** Bounds on the events' start/end, as wall clocks in the column's frame (CONTRACT 6.2). */
-export interface DateBounds {
-  startGte?: string
-  endLte?: string
-  startLt?: string
-  startGt?: string
-  endLt?: string
-  endGt?: string
-}
+import { knownTotalColumns, type KnownCount } from './known-total.js'
 
 /** Everything the event list filters on, already validated and resolved to ids. */
 export interface EventListFilters {
@@ -157,30 +148,17 @@ export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: 
   return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
 }
 
-/** A list total counted earlier for the same filters, and the point (`change-log.ts`) it holds at. */
-export interface KnownCount {
-  total: number
-  snapshot: ChangePoint
-}
-
 /**
  * One statement for a list page: the page's events with their relations (`eventRelations`), each
- * row also carrying the filtered `total` and the point (`snapshot`, the statement's own snapshot)
- * it holds at. At least one row comes back: a page without events is a single row with a null
- * `id` that still carries the total.
- *
- * The total is only counted when the calendar changed since `known` was counted (`changedSince`):
- * the change log records every committed write to the calendar's tables, and nothing else, so a
- * known total stays the total until then whatever else the server commits. The count is an
- * uncorrelated scalar subquery (an InitPlan), which PostgreSQL evaluates only when the CASE
- * reaches it. Pure: builds, never runs.
+ * row also carrying the filtered `total` and the point (`snapshot`) it holds at, by the known-total
+ * protocol (`known-total.ts`): the known point and total are the statement's first two parameters,
+ * and the total is counted only when the calendar changed since that point. At least one row
+ * comes back: a page without events is a single row with a null `id` that still carries the total.
+ * Pure: builds, never runs.
  */
 export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { limit: number; offset: number }, known?: KnownCount) {
   const base = eventListQuery(db, f)
-  const snapshot = currentPoint()
   const count = base.select(sql<number>`count(*)::int`.as('n'))
-  // Same text whether or not a count is known: without one, the origin point always counts as changed.
-  const total = sql<number>`case when not ${changedSince(known?.snapshot ?? ORIGIN_POINT)} then ${known?.total ?? 0}::int else (${count}) end`
   const paged = <Q extends Parameters<typeof orderEventList>[0]>(q: Q) => orderEventList(q, f).limit(pageBound(page.limit)).offset(pageBound(page.offset)) as Q
   // Past the first page, or through a term or organizer filter, the page's ids come first, then its
   // rows: the list index covers the ordering and the date bounds, so the rows skipped are read from
@@ -188,11 +166,11 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
   // 34). A first page reads few rows anyway, and the join cost PGlite's unprepared list 12 %.
   const skipsRows = page.offset > 0 || linkFilters(f).some((ids) => ids !== undefined)
   // `c` comes first so that the known snapshot and total stay the first two parameters
-  // (`event-list.ts` swaps them in); `page` is a CTE so that its ids reach the relation function
+  // (`knownTotalStatement` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.
   const statement = orderEventList(
     db
-      .with('c', () => db.selectNoFrom([total.as('total'), snapshot.as('snapshot')]))
+      .with('c', () => db.selectNoFrom(knownTotalColumns(known, count)))
       .with('page', (w) =>
         skipsRows ? w.selectFrom(paged(base.select('e.id')).as('ids')).innerJoin('events as e', 'e.id', 'ids.id').selectAll('e') : paged(base.selectAll('e')),
       )

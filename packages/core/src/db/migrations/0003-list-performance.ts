@@ -5,7 +5,7 @@ import { sql, type Kysely, type Migration } from 'kysely'
 // that ran an earlier draft of it.
 
 /** The image object of `linked.repository.ts` `imageJson`: id, url, extension, width, height. */
-export const IMAGE = (idRef: string) =>
+const IMAGE = (idRef: string) =>
   `(select to_json(obj) from (select i.id, i.url, i.extension, i.width, i.height from images i where i.id = ${idRef}) obj)`
 
 const INDEXES = [
@@ -25,7 +25,7 @@ const INDEXES = [
 ]
 
 /** The per-event relation functions; 0004 replaced them with one per page, and recreates them on the way down. */
-export const EVENT_RELATION_FUNCTIONS = [
+const EVENT_RELATION_FUNCTIONS = [
   // An event's relations as JSON, for `event.repository.ts` `eventRelations`: the same objects as
   // correlated subqueries in every statement would give, but PL/pgSQL prepares its queries once
   // per connection, while a subquery in the statement is planned again on every execution (most
