@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { createCalendar } from '@cal-events/core'
+import { calendarTypes, createCalendar, followKnownTotal } from '@cal-events/core'
 import { spawnBenchChild } from './child.js'
 import { measure, type LoadResult } from './load.js'
 import { startBareServer, type RunningServer } from './server.js'
@@ -43,21 +43,16 @@ export interface Statement {
 
 /**
  * The SQL a default list request issues, with its parameters: a calendar in this process lists
- * twice (the first request may differ, e.g. a cold cache) while pg's Client#query is observed.
+ * twice (the first request may differ, e.g. a cold cache), its `onQuery` hook recording each
+ * statement as sent.
  */
 export async function captureListSql(url: string, query: Record<string, unknown> = {}): Promise<{ first: Statement[]; warm: Statement[] }> {
-  const calendar = await createCalendar({ database: { url, poolSize: 1 }, migrate: false })
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
-  const original = proto.query
   let seen: Statement[] = []
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const [text, values] = args
-    // The pool's once-per-connection setting is not part of a request.
-    if (typeof text === 'string' && /^set /i.test(text)) return original.apply(this, args)
-    if (typeof text === 'string') seen.push({ text, values: Array.isArray(values) ? values : [] })
-    else if (text && typeof text === 'object' && 'text' in text) seen.push({ text: String((text as { text: string }).text), values: (text as { values?: unknown[] }).values ?? [] })
-    return original.apply(this, args)
-  }
+  const calendar = await createCalendar({
+    database: { url, poolSize: 1 },
+    migrate: false,
+    onQuery: (text, _ms, values) => seen.push({ text, values: [...values] }),
+  })
   try {
     await calendar.events.list(query, { as: null })
     const first = seen
@@ -65,7 +60,6 @@ export async function captureListSql(url: string, query: Record<string, unknown>
     await calendar.events.list(query, { as: null })
     return { first, warm: seen }
   } finally {
-    proto.query = original
     await calendar.close()
   }
 }
@@ -80,31 +74,12 @@ export interface SqlCeiling {
   p99: number
 }
 
-const textTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    // As the calendar's pool: timestamps stay text.
-    if (oid === 1114 || oid === 1184) return (v: string) => v
-    return pg.types.getTypeParser(oid as never, format)
-  },
-} as unknown as pg.CustomTypesConfig
-
-/**
- * The calendar's list statement takes the last known total and its snapshot as its first two
- * parameters and returns the current ones; a client replaying it keeps them current the same way,
- * so a write elsewhere on the server costs it one count, as it costs the calendar.
- */
-export function followKnownCount(values: unknown[], rows: Record<string, unknown>[]): unknown[] {
-  const head = rows[0]
-  if (!head || typeof head.snapshot !== 'string' || typeof head.total !== 'number' || typeof values[0] !== 'string') return values
-  return [head.snapshot, head.total, ...values.slice(2)]
-}
-
 /** What `ceiling-child.ts` is told to do (its one argument, as JSON). */
 export interface SqlCeilingJob {
   url: string
   statements: Statement[]
   run: { connections: number; duration: number; warmup: number }
-  /** Follow the snapshot and total each answer carries (`followKnownCount`). */
+  /** Follow the point and total each answer carries (core's `followKnownTotal`, as the calendar does). */
   follow: boolean
 }
 
@@ -132,9 +107,10 @@ export async function sqlCeilingHere(
   url: string,
   statements: Statement[],
   run: { connections: number; duration: number; warmup: number },
-  follow?: typeof followKnownCount,
+  follow?: typeof followKnownTotal,
 ): Promise<SqlCeiling> {
-  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: textTypes })
+  // The calendar's own type parsers: timestamps stay text, as the calendar's pool reads them.
+  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: calendarTypes })
   const loop = async (until: number, latencies: number[] | undefined) => {
     const values = statements.map((s) => s.values)
     let n = 0

@@ -4,14 +4,15 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bareHttpCeiling, captureListSql, captureResponse, sqlCeiling } from './ceilings.js'
 import { dropDatabase } from './db.js'
-import { measure } from './load.js'
+import { measure, type LoadResult } from './load.js'
 import { machine, parseOptions, type BenchOptions } from './options.js'
 import { preparePglite, preparePostgres } from './prepare.js'
 import * as report from './report.js'
-import type { RunResults, ScenarioResult } from './report.js'
+import type { BesideWrites, RunResults, ScenarioResult } from './report.js'
 import { allScenarios, scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
 import { sweep, sweepPaths } from './sweep.js'
+import { calendarWriter, foreignWriter, hostWriter, type BackgroundWriter } from './writers.js'
 
 const started = performance.now()
 const opts = parseOptions(process.argv.slice(2))
@@ -78,6 +79,37 @@ async function statementProbe(server: RunningServer): Promise<Record<string, num
   return out
 }
 
+/**
+ * The default list beside writes elsewhere (issue 17): 20 commits a second into a host table of
+ * the calendar's database, the same into another database of the server, and 2 event updates a
+ * second through the API. Each is paired with a read-only list measured just before it, and
+ * printed as the ratio of the two.
+ */
+async function besideWrites(server: RunningServer, url: string, targets: Targets, o: BenchOptions): Promise<BesideWrites[]> {
+  const kinds: { name: string; title: string; goal: number; start: () => Promise<BackgroundWriter> }[] = [
+    { name: 'host-writes', title: 'beside 20 host-table commits/s', goal: 0.8, start: () => hostWriter(url, 20) },
+    { name: 'foreign-writes', title: 'beside 20 commits/s in another database', goal: 0.8, start: () => foreignWriter(o.adminUrl, 20) },
+    { name: 'calendar-writes', title: 'beside 2 event updates/s (API)', goal: 0.5, start: async () => calendarWriter(server, targets.eventIds, 2) },
+  ]
+  const out: BesideWrites[] = []
+  console.log('\nwrites beside the default list, each paired with a read-only list just before it')
+  for (const kind of kinds) {
+    const readOnly = await measure(server, { scenario: 'list', targets }, { ...runOpts, stats: true })
+    const writer = await kind.start()
+    let withWrites: LoadResult
+    try {
+      withWrites = await measure(server, { scenario: 'list', targets }, { ...runOpts, stats: true })
+    } catch (err) {
+      await writer.stop()
+      throw err
+    }
+    const done = await writer.stop()
+    out.push({ name: kind.name, title: kind.title, goal: kind.goal, readOnly, withWrites, writer: done, ratio: withWrites.rps / readOnly.rps })
+  }
+  console.log(report.besideWritesTable(out))
+  return out
+}
+
 /** Bench databases to drop at the end (none with --keep or --reuse). */
 const toDrop: string[] = []
 
@@ -140,6 +172,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
         fraction,
       }
     }
+    if (!o.skipBesideWrites) results.postgres.besideWrites = await besideWrites(server, db.url, db.targets, o)
     if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
   } finally {
     await server.stop()

@@ -20,6 +20,8 @@ export interface BenchOptions {
   skipCeilings: boolean
   /** No sweep of single requests over filter combinations and deep pages. */
   skipSweep: boolean
+  /** No run of the default list beside host, foreign and calendar writes. */
+  skipBesideWrites: boolean
   /** Paired rounds for the ratio targets: list and SQL ceiling, 1M and small database, back to back. */
   rounds: number
   /** PostgreSQL server URL (any database); bench databases are created next to it. */
@@ -47,6 +49,9 @@ const HELP = `Usage: pnpm bench [options]
   --skip-ceilings     no ceiling measurements (env BENCH_SKIP_CEILINGS=1)
   --skip-sweep        no sweep: single requests, one at a time, over filter combinations and deep
                       pages the scenarios leave out, to show a plan gone wrong (env BENCH_SKIP_SWEEP=1)
+  --skip-beside-writes  no run of the default list beside writes elsewhere (env BENCH_SKIP_BESIDE_WRITES=1):
+                      each of 20 host-table commits/s, 20 commits/s in another database and 2 event
+                      updates/s through the API, paired with a read-only list just before it
   --rounds N          paired rounds behind each ratio (default 3; env BENCH_ROUNDS): the default list
                       and its SQL ceiling, and the 1M and small databases, measured back to back N times;
                       the ratios and the list p99 target are medians over them
@@ -84,7 +89,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'rounds', 'keep', 'reuse', 'out']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'rounds', 'keep', 'reuse', 'out']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -100,6 +105,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     skipScaling: truthy(get('skip-scaling', 'BENCH_SKIP_SCALING')),
     skipCeilings: truthy(get('skip-ceilings', 'BENCH_SKIP_CEILINGS')),
     skipSweep: truthy(get('skip-sweep', 'BENCH_SKIP_SWEEP')),
+    skipBesideWrites: truthy(get('skip-beside-writes', 'BENCH_SKIP_BESIDE_WRITES')),
     rounds: Math.round(num('--rounds', get('rounds', 'BENCH_ROUNDS'), 3)),
     adminUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
     keep: truthy(get('keep', 'BENCH_KEEP')),

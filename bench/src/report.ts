@@ -2,6 +2,7 @@ import type { SqlCeiling } from './ceilings.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
 import type { SweepResult } from './sweep.js'
+import type { WriterReport } from './writers.js'
 
 export interface ScenarioResult extends LoadResult {
   name: string
@@ -20,6 +21,8 @@ export interface RunResults {
     statementsByPerPage: Record<string, number>
     scenarios: ScenarioResult[]
     sweep?: SweepResult[]
+    /** The default list beside writes elsewhere, each paired with a read-only list measured just before. */
+    besideWrites?: BesideWrites[]
     ceilings?: {
       bare: LoadResult
       /** The SQL ceiling of the median round. */
@@ -43,6 +46,19 @@ export interface RunResults {
   pglite?: { events: number; migrate: number; seed: SeedTimings; scenarios: ScenarioResult[] }
   targets: Target[]
   seconds: number
+}
+
+/** One pair of the writes-beside run: the read-only default list, then the same with `writer` committing meanwhile. */
+export interface BesideWrites {
+  name: string
+  title: string
+  readOnly: LoadResult
+  withWrites: LoadResult
+  writer: WriterReport
+  /** withWrites req/s over readOnly req/s. */
+  ratio: number
+  /** The issue's floor for the ratio. */
+  goal: number
 }
 
 export interface Target {
@@ -118,6 +134,16 @@ export function sweepTable(rows: SweepResult[]): string {
   return `${table(SWEEP_HEADER, sweepRows(rows))}\n${sweepSummary(rows)}`
 }
 
+const BESIDE_HEADER = ['default list', 'read-only req/s', 'p99 ms', 'with writes req/s', 'p99 ms', 'ratio', 'goal', 'writes/s (errors)']
+
+/** The writes-beside pairs as a table (`table` or `markdownTable`). */
+export function besideWritesTable(rows: BesideWrites[], as: (header: string[], rows: string[][]) => string = table): string {
+  return as(
+    BESIDE_HEADER,
+    rows.map((w) => [w.title, f(w.readOnly.rps, 0), f(w.readOnly.p99), f(w.withWrites.rps, 0), f(w.withWrites.p99), f(w.ratio, 2), `>= ${w.goal}`, `${f(w.writer.perSecond)} (${w.writer.errors})`]),
+  )
+}
+
 export function seedLine(events: number, migrate: number, t: SeedTimings): string {
   return (
     `seeded ${events.toLocaleString('en-US')} events in ${f(t.total)} s ` +
@@ -147,6 +173,9 @@ export function targets(r: RunResults): Target[] {
     const worst = Math.max(...lists.map((s) => s.sqlPerRequest ?? 0), ...perPage)
     // Scenario figures are averages over thousands of requests; the probes are exact single requests.
     out.push({ name: 'SQL statements per list request (any per_page)', goal: '<= 3', value: f(worst, 2), met: worst <= 3.005 })
+  }
+  for (const w of pgRun?.besideWrites ?? []) {
+    out.push({ name: `default list ${w.title} / read-only`, goal: `>= ${w.goal}`, value: `${f(w.ratio, 2)} (${f(w.withWrites.rps, 0)} / ${f(w.readOnly.rps, 0)} req/s)`, met: w.ratio >= w.goal })
   }
   for (const s of r.scaling?.scenarios ?? []) {
     const worst = Math.max(s.p50Ratio, s.p99Ratio)
@@ -183,6 +212,7 @@ export function markdown(r: RunResults): string {
     parts.push(`### PostgreSQL, ${p.events.toLocaleString('en-US')} events\n\n${seedLine(p.events, p.migrate, p.seed)}`)
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
     parts.push(`Statements per list request by per_page: ${Object.entries(p.statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    if (p.besideWrites) parts.push(`#### Writes beside the default list\n\n${besideWritesTable(p.besideWrites, markdownTable)}`)
     if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
     if (p.ceilings) {
       const c = p.ceilings

@@ -1,8 +1,9 @@
 import cliProgress from 'cli-progress'
+import { slugify } from '@cal-events/core'
 import type { SqlSession } from './db.js'
 import {
   CATEGORIES, CITIES, DESC_A, DESC_B, EXCERPTS, ORG_A, ORG_B, STREETS, TAG_A, TAG_B, TIMEZONES, TITLE_ADJ, TITLE_NOUN, VENUE_A,
-  VENUE_B, slugify,
+  VENUE_B,
 } from './vocabulary.js'
 
 /**

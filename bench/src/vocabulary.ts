@@ -91,12 +91,3 @@ export const TAG_A = [
   'beginner', 'advanced', 'seasonal', 'charity', 'student', 'senior', 'pet', 'vegan', 'summer', 'winter',
 ]
 export const TAG_B = ['friendly', 'music', 'event', 'fun', 'meetup', 'special', 'classic', 'series', 'session', 'edition', 'night', 'morning', 'day', 'week', 'pass']
-
-/** The calendar's slug rule for the plain ASCII names above. */
-export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[&'"]/g, '')
-    .replace(/[^a-z0-9_]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-}

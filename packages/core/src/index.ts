@@ -20,3 +20,8 @@ export type {
   CategoryList,
   TagList,
 } from './openapi/resource-types.js'
+
+// For tools that drive or measure a calendar's database directly (the bench's SQL ceiling and seed).
+export { calendarTypes } from './db/pg-types.js'
+export { followKnownTotal } from './events/known-total.js'
+export { slugify } from './shared/slug.js'
