@@ -55,8 +55,9 @@ export async function planEventWrite(
   if (input.timezone !== undefined) {
     if (input.timezone !== '' && !isValidTimezone(input.timezone)) throw invalidParam('timezone')
     timezone = input.timezone === '' ? ctx.options.siteTimezone : input.timezone
-    cols.timezone = timezone
   }
+  // A new event stores the zone its wall times were read in: the site zone when none is given.
+  if (input.timezone !== undefined || !existing) cols.timezone = timezone
   const allDay: boolean = input.all_day ?? existing?.all_day ?? false
   if (input.all_day !== undefined) cols.all_day = input.all_day
   let start = input.start_date !== undefined ? timeToWall(input.start_date, timezone, ctx.now, 'start_date') : existing && wallFromDb(existing.start_local)
