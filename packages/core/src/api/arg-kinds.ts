@@ -13,9 +13,9 @@ export interface ArgDoc {
   items?: { type: string | string[]; enum?: readonly string[] }
 }
 
-/** One declared parameter of an endpoint. */
-export interface ArgSpec<T = unknown> {
-  readonly schema: z.ZodType<T>
+/** One declared parameter of an endpoint: `T` parsed, `I` as a caller may send it. */
+export interface ArgSpec<T = unknown, I = unknown> {
+  readonly schema: z.ZodType<T, I>
   readonly doc: ArgDoc
   readonly required?: boolean
   /** Declared default, applied when the parameter is absent. */
@@ -107,18 +107,18 @@ export function toList(value: unknown): unknown[] {
 const listInput = z.union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()])
 
 /** A list (array or CSV) whose every item passes `item`. */
-export function listSchema<T>(item: z.ZodType<T>): z.ZodType<T[]> {
-  return listInput.transform((v) => toList(v)).pipe(z.array(item)) as unknown as z.ZodType<T[]>
+export function listSchema<T>(item: z.ZodType<T>): z.ZodType<T[], z.input<typeof listInput>> {
+  return listInput.transform((v) => toList(v)).pipe(z.array(item)) as unknown as z.ZodType<T[], z.input<typeof listInput>>
 }
 
 /** An id-or-slug item: a positive integer or a non-empty string. */
 export const idOrSlugSchema = z.union([
   posintSchema,
   z.string().min(1).max(200),
-]) as z.ZodType<number | string>
+]) as z.ZodType<number | string, number | string>
 
 /** Builds an argument spec. */
-export function arg<T>(schema: z.ZodType<T>, doc: ArgDoc, extra: Omit<ArgSpec<T>, 'schema' | 'doc'> = {}): ArgSpec<T> {
+export function arg<T, I>(schema: z.ZodType<T, I>, doc: ArgDoc, extra: Omit<ArgSpec<T>, 'schema' | 'doc'> = {}): ArgSpec<T, I> {
   return { schema, doc, ...extra }
 }
 
@@ -141,5 +141,8 @@ export const args = {
   idOrSlugList: (extra?: Omit<ArgSpec<(number | string)[]>, 'schema' | 'doc'>) =>
     arg(listSchema(idOrSlugSchema), { type: 'array', items: { type: ['integer', 'string'] } }, extra),
   enumOf: <const E extends readonly [string, ...string[]]>(values: E, extra?: Omit<ArgSpec<E[number]>, 'schema' | 'doc'>) =>
-    arg(z.enum(values) as unknown as z.ZodType<E[number]>, { type: 'string', enum: values }, extra),
+    arg(z.enum(values) as unknown as z.ZodType<E[number], E[number]>, { type: 'string', enum: values }, extra),
+  /** A number within ±`max` (latitude 90, longitude 180), as a JSON number or a decimal string. */
+  coordinate: (max: number, extra?: Omit<ArgSpec<number>, 'schema' | 'doc'>) =>
+    arg(coordinateSchema(max), { type: 'number' }, extra),
 }

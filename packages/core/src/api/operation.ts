@@ -6,9 +6,17 @@ import type { CallContext } from './context.js'
 /** Declared parameters of an endpoint, by name. */
 export type ArgsRecord = Record<string, ArgSpec<any>>
 
+/**
+ * What a script caller may pass for declared parameters: each one's wire input, all optional (the
+ * operation checks required ones). A name that is not declared does not compile.
+ */
+export type ArgInput<A extends ArgsRecord> = {
+  [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<any, infer I> ? I | null : never
+}
+
 /** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
 export type ParsedArgs<A extends ArgsRecord> = {
-  [K in keyof A]: A[K] extends ArgSpec<infer T> ? T | undefined : never
+  [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never
 }
 
 /** What a handler returns: the body, and a status/headers when they are not 200/none. */

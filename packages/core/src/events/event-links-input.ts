@@ -4,7 +4,7 @@ import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
 import { errorBody } from '../http/error-response.js'
-import { VENUE, type LinkedKind } from '../linked/kinds.js'
+import { singlePerEvent, type LinkedKind } from '../linked/kinds.js'
 import { linkedWriteArgs } from '../linked/linked.args.js'
 import { checkLinkedInput, type LinkedInput } from '../linked/linked.write.js'
 
@@ -72,7 +72,7 @@ export async function checkLinkRefs(
   if (Array.isArray(value)) entries = value
   else if (typeof value === 'string' && value.includes(',')) entries = toList(value)
   else entries = [value]
-  if (kind === VENUE && entries.length > 1) throw invalidParam(param, 'An event has one venue.')
+  if (singlePerEvent(kind) && entries.length > 1) throw invalidParam(param, `An event has one ${kind.type}.`)
   const parsed = entries.map((e) => parseEntry(kind, e, param))
   const ids = parsed.flatMap((p) => ('id' in p ? [p.id] : 'linkedId' in p ? [p.linkedId] : []))
   const known = new Set(

@@ -3,7 +3,7 @@ import type { CallContext } from '../api/context.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
-import { ORGANIZER, VENUE } from '../linked/kinds.js'
+import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
 import { createLinked } from '../linked/linked.write.js'
 import { parseCost } from '../shared/cost.js'
 import { initialPostColumns, requestedDateUtc, updatedPostColumns } from '../posts/lifecycle.js'
@@ -130,7 +130,7 @@ function isOriginConflict(err: unknown): boolean {
   return typeof e === 'object' && e !== null && e.code === '23505' && e.constraint === 'events_origin_uid'
 }
 
-async function linkIds(trx: Transaction<DB>, kind: typeof VENUE, refs: LinkRef[], ctx: CallContext): Promise<number[]> {
+async function linkIds(trx: Transaction<DB>, kind: LinkedKind, refs: LinkRef[], ctx: CallContext): Promise<number[]> {
   const ids: number[] = []
   for (const ref of refs) ids.push('id' in ref ? ref.id : (await createLinked(trx, kind, ref.create, ctx)).id)
   return [...new Set(ids)]

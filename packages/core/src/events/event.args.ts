@@ -1,22 +1,13 @@
 import { z } from 'zod'
-import { arg, args, coordinateSchema, listSchema, MAX_TEXT, toList, type ArgSpec } from '../api/arg-kinds.js'
+import { arg, args, MAX_TEXT, toList } from '../api/arg-kinds.js'
 import { LIMITS } from '../shared/limits.js'
-import type { ArgsRecord } from '../api/operation.js'
-import { ALL_STATUSES, WRITABLE_STATUSES } from '../auth/permissions.js'
+import { WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
-import { imageArg } from '../linked/linked.args.js'
+import { imageArg, statusListArg } from '../posts/post-args.js'
 
-const coordinate = (max: number) => arg(coordinateSchema(max), { type: 'number' })
-
-/** `status` list filter: known statuses, array or CSV (`"publish, draft"`). */
-export const statusListArg: ArgSpec<string[]> = arg(listSchema(z.enum(ALL_STATUSES)), {
-  type: 'array',
-  items: { type: 'string', enum: ALL_STATUSES },
-})
-
-/** Query parameters of `GET /events` (SPEC, CONTRACT 6.1). */
-export function eventListArgs(variant: VariantConfig): ArgsRecord {
-  const declared: ArgsRecord = {
+/** Query parameters of `GET /events` in both variants (SPEC, CONTRACT 6.1). */
+function commonListArgs(variant: VariantConfig) {
+  return {
     page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
     per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).' }),
     start_date: args.time({ description: 'Events starting on or after this date.' }),
@@ -29,26 +20,36 @@ export function eventListArgs(variant: VariantConfig): ArgsRecord {
     featured: args.bool({ description: 'Only featured (true) or non-featured (false) events.' }),
     status: { ...statusListArg, description: 'Event post statuses.' },
     geoloc: args.bool({ description: 'Only events whose venue has (true) or lacks (false) coordinates.' }),
-    geoloc_lat: { ...coordinate(90), description: 'Latitude; needs geoloc_lng.', with: 'geoloc_lng' },
-    geoloc_lng: { ...coordinate(180), description: 'Longitude; needs geoloc_lat.', with: 'geoloc_lat' },
+    geoloc_lat: args.coordinate(90, { description: 'Latitude; needs geoloc_lng.', with: 'geoloc_lng' }),
+    geoloc_lng: args.coordinate(180, { description: 'Longitude; needs geoloc_lat.', with: 'geoloc_lat' }),
     include: args.posintList({ description: 'Only these event IDs; date filters are not applied.' }),
     post_parent: args.int({ description: 'Events whose parent is this event.' }),
   }
-  if (variant.boundsFilters) {
-    Object.assign(declared, {
-      starts_before: args.time({ description: 'Events starting before the date.' }),
-      starts_after: args.time({ description: 'Events starting after the date.' }),
-      ends_before: args.time({ description: 'Events ending before the date.' }),
-      ends_after: args.time({ description: 'Events ending after the date.' }),
-      strict_dates: args.nestr({
-        default: 'false',
-        description: 'Apply dates at the exact times given: 1, true, yes or on (any case); any other value is false.',
-        openapi: { type: 'boolean', default: false },
-      }),
-      ticketed: args.bool({ description: 'Events with or without tickets.' }),
-    })
+}
+
+/** Query parameters of `GET /events` in variant B only. */
+function boundsListArgs() {
+  return {
+    starts_before: args.time({ description: 'Events starting before the date.' }),
+    starts_after: args.time({ description: 'Events starting after the date.' }),
+    ends_before: args.time({ description: 'Events ending before the date.' }),
+    ends_after: args.time({ description: 'Events ending after the date.' }),
+    strict_dates: args.nestr({
+      default: 'false',
+      description: 'Apply dates at the exact times given: 1, true, yes or on (any case); any other value is false.',
+      openapi: { type: 'boolean', default: false },
+    }),
+    ticketed: args.bool({ description: 'Events with or without tickets.' }),
   }
-  return declared
+}
+
+/** Every query parameter `GET /events` may declare; variant A leaves out the bounds filters. */
+export type EventListArgs = ReturnType<typeof commonListArgs> & Partial<ReturnType<typeof boundsListArgs>>
+
+/** Query parameters of `GET /events` (SPEC, CONTRACT 6.1). */
+export function eventListArgs(variant: VariantConfig): EventListArgs {
+  const declared = commonListArgs(variant)
+  return variant.boundsFilters ? { ...declared, ...boundsListArgs() } : declared
 }
 
 /** `venue` on an event write: id, `{id}`, inline object, or a clearing value (O-6). */
@@ -108,7 +109,7 @@ const originUidArg = arg(z.string().max(1000), { type: 'string' }, {
 const timezoneArg = arg(z.string().max(64), { type: 'string' }, { description: 'Event time zone (IANA name or UTC±h).' })
 
 /** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
-export function eventWriteArgs(forCreate: boolean): ArgsRecord {
+export function eventWriteArgs(forCreate: boolean) {
   return {
     title: args.shortText(1000, { required: forCreate, description: 'Event title.' }),
     start_date: args.time({ required: forCreate, description: 'Start date and time.' }),

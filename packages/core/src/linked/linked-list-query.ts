@@ -4,6 +4,7 @@ import type { DB } from '../db/generated.js'
 import { containsPattern } from '../db/sql-literals.js'
 import type { LinkedKind } from './kinds.js'
 import type { LinkedDB } from './linked.repository.js'
+import { visiblePosts } from '../posts/visibility.js'
 
 /** Everything a venue/organizer list filters on, already validated (CONTRACT 7). */
 export interface LinkedListFilters {
@@ -26,18 +27,6 @@ type LinkedTable = LinkedDB['venues']
 type LinkedQuery = SelectQueryBuilder<LinkedDB & { p: LinkedTable }, 'p', object>
 type LinkedEb = ExpressionBuilder<LinkedDB & { p: LinkedTable }, 'p'>
 
-function visible(qb: LinkedQuery, f: LinkedListFilters): LinkedQuery {
-  let q = qb
-  if (f.statuses) q = q.where('p.status', 'in', [...f.statuses])
-  else if (f.scope.kind === 'public') q = q.where('p.status', '=', 'publish')
-  else q = q.where('p.status', '<>', 'trash')
-  if (f.scope.kind === 'public-and-own') {
-    const authorId = f.scope.authorId
-    q = q.where((eb) => eb.or([eb('p.status', '=', 'publish'), eb('p.author_id', '=', authorId)]))
-  }
-  return q
-}
-
 /** The columns `search` looks in, concatenated exactly as the `*_search` trigram index is. */
 export function searchExpression(kind: LinkedKind): Expression<string> {
   const columns = ['title', 'description', 'excerpt', ...kind.searchFields]
@@ -54,15 +43,16 @@ const ev = expressionBuilder<{ ev: DB['events'] }, 'ev'>()
  * over a join, which the planner turns into a semi-join (a nested EXISTS would not be).
  */
 function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<SqlBool>): Expression<SqlBool> {
-  if (kind.type === 'venue') {
-    return eb.exists(eb.selectFrom('events as ev').select('ev.id').whereRef('ev.venue_id', '=', 'p.id').where(condition))
+  const link = kind.eventLink
+  if (link.via === 'column') {
+    return eb.exists(eb.selectFrom('events as ev').select('ev.id').whereRef(`ev.${link.column}`, '=', 'p.id').where(condition))
   }
   return eb.exists(
     eb
-      .selectFrom('event_organizers as eo')
+      .selectFrom(`${link.table} as eo`)
       .innerJoin('events as ev', 'ev.id', 'eo.event_id')
       .select('eo.event_id')
-      .whereRef('eo.organizer_id', '=', 'p.id')
+      .whereRef(`eo.${link.column}`, '=', 'p.id')
       .where(condition),
   )
 }
@@ -70,7 +60,7 @@ function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<Sql
 /** The filtered venues/organizers of a list request, before ordering and paging. Pure: builds, never runs. */
 export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: LinkedListFilters): LinkedQuery {
   return (db.selectFrom(`${kind.table} as p`) as unknown as LinkedQuery)
-    .$call((q) => visible(q, f))
+    .where((eb) => visiblePosts(eb, 'p', f.statuses, f.scope))
     .$if(f.nothing === true, (q) => q.where(sql.lit(false)))
     .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', containsPattern(f.search!)))
     .$if(f.eventId !== undefined, (q) => q.where((eb) => linkedToEvent(kind, eb, ev('ev.id', '=', f.eventId!))))

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
-import { canEditType, listScope } from '../auth/permissions.js'
+import { listScope } from '../auth/permissions.js'
+import { checkStatusFilter } from '../posts/visibility.js'
 import type { VariantConfig } from '../config/variants.js'
 import { pageBound } from '../db/sql-literals.js'
 import { CalendarError, invalidParam } from '../errors.js'
@@ -27,10 +28,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
       if (input.search !== undefined && typeof input.search !== 'string') {
         throw new CalendarError('BAD_SEARCH_STRING', 'The search string must be a string.')
       }
-      if (input.status !== undefined && !canEditType(ctx.principal)) {
-        // Callers who cannot edit the type may only ask for what they see anyway (CONTRACT 6.5).
-        if (input.status.length !== 1 || input.status[0] !== 'publish') throw invalidParam('status')
-      }
+      checkStatusFilter(ctx.principal, input.status)
       let eventHidesRelations = false
       if (input.event !== undefined) {
         const event = await findEventAccess(ctx.db, input.event)

@@ -69,11 +69,9 @@ export async function trashLinked(db: Kysely<DB>, kind: LinkedKind, id: number, 
   return db.transaction().execute(async (trx) => {
     const trashed = await trashPost(trx, kind.table, id, nowWall)
     if (!trashed) return false
-    if (kind.type === 'venue') {
-      await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute()
-    } else {
-      await trx.deleteFrom('event_organizers').where('organizer_id', '=', id).execute()
-    }
+    const link = kind.eventLink
+    if (link.via === 'column') await trx.updateTable('events').set({ [link.column]: null }).where(link.column, '=', id).execute()
+    else await trx.deleteFrom(link.table).where(link.column, '=', id).execute()
     return true
   })
 }

@@ -10,8 +10,8 @@ export interface LinkedRow extends PostRow {
   [field: string]: unknown
 }
 
-// Empty values are omitted from venue/organizer objects (CONTRACT 4.4), except these keys.
-const ALWAYS_KEPT = new Set(['show_map', 'show_map_link', 'global_id', 'global_id_lineage'])
+// Empty values are omitted from venue/organizer objects (CONTRACT 4.4), except these keys and flags.
+const ALWAYS_KEPT = new Set(['global_id', 'global_id_lineage'])
 
 function isEmpty(value: unknown): boolean {
   return value === '' || value === '0' || value === false || value === null || value === undefined ||
@@ -35,21 +35,18 @@ export function serializeLinked(kind: LinkedKind, row: LinkedRow, ctx: CallConte
     image: serializeImage(row.image),
   }
   for (const field of kind.textFields) full[field] = row[field]
-  if (kind.type === 'venue' && row.geo_lat !== null && row.geo_lat !== undefined) {
+  if (kind.coordinates && row.geo_lat !== null && row.geo_lat !== undefined) {
     full.geo_lat = Number(row.geo_lat)
     full.geo_lng = Number(row.geo_lng)
   }
   if (jsonLd) full.json_ld = linkedJsonLd(kind, row, url)
-  if (kind.type === 'venue') {
-    full.show_map = Boolean(row.show_map)
-    full.show_map_link = Boolean(row.show_map_link)
-  }
+  for (const flag of kind.flags) full[flag] = Boolean(row[flag])
   full.global_id = gid
   full.global_id_lineage = [gid]
   // Deleting keeps the insertion order and skips building a second object (a list page serialises
   // one of these per venue and organizer).
   for (const key in full) {
-    if (isEmpty(full[key]) && !ALWAYS_KEPT.has(key)) delete full[key]
+    if (isEmpty(full[key]) && !ALWAYS_KEPT.has(key) && !kind.flags.includes(key)) delete full[key]
   }
   return full
 }
@@ -62,7 +59,7 @@ function compact(obj: Record<string, unknown>): Record<string, unknown> {
 export function linkedJsonLd(kind: LinkedKind, row: LinkedRow, url: string): Record<string, unknown> {
   const description = stripTags(renderHtml(row.excerpt || row.description))
   const image = row.image?.url
-  if (kind.type === 'venue') {
+  if (kind.jsonLdType === 'Place') {
     const address = compact({
       '@type': 'PostalAddress',
       streetAddress: row.address,

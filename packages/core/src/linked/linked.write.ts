@@ -14,12 +14,6 @@ type Db = Kysely<DB> | Transaction<DB>
 /** Parsed write fields of a venue/organizer (from `linkedWriteArgs`). */
 export type LinkedInput = Record<string, unknown>
 
-/** CONTRACT 11.1: `state` for US-style addresses, else `province`. */
-export function deriveStateProvince(state: string, province: string, country: string): string {
-  if (state !== '' && ['', 'us', 'united states'].includes(country.trim().toLowerCase())) return state
-  return province
-}
-
 /** The lifecycle part of a venue/organizer write; its `date` is read in the site zone. */
 function lifecycleInput(input: LinkedInput, ctx: CallContext): LifecycleInput {
   return {
@@ -44,7 +38,7 @@ function checkCoordinatePair(input: LinkedInput): void {
  * coordinate pair), so they answer 400 before the permission check (CONTRACT 2.2).
  */
 export async function checkLinkedInput(db: Db, kind: LinkedKind, input: LinkedInput): Promise<void> {
-  if (kind.type === 'venue') checkCoordinatePair(input)
+  if (kind.coordinates) checkCoordinatePair(input)
   await checkAuthor(db, input.author as number | undefined)
   if (input.image === undefined) return
   const image = checkImageValue(input.image)
@@ -54,31 +48,25 @@ export async function checkLinkedInput(db: Db, kind: LinkedKind, input: LinkedIn
   }
 }
 
-/** The detail columns a write sets: text fields, map flags, coordinates, derived stateprovince. */
+/** The detail columns a write sets: text fields, flags, coordinates, derived columns, image. */
 async function detailColumns(
   db: Db,
   kind: LinkedKind,
   input: LinkedInput,
   current: Record<string, unknown> | undefined,
-  applyMapDefaults: boolean,
+  applyFlagDefaults: boolean,
 ): Promise<Record<string, unknown>> {
   const cols: Record<string, unknown> = {}
   for (const field of kind.textFields) if (typeof input[field] === 'string') cols[field] = input[field]
-  if (kind.type === 'venue') {
-    for (const flag of ['show_map', 'show_map_link']) {
-      if (input[flag] !== undefined) cols[flag] = input[flag]
-      else if (applyMapDefaults) cols[flag] = true
-    }
-    if (input.geo_lat !== undefined) {
-      cols.geo_lat = input.geo_lat
-      cols.geo_lng = input.geo_lng
-    }
-    const touched = ['state', 'province', 'country', 'stateprovince'].some((f) => input[f] !== undefined)
-    if (touched && !input.stateprovince) {
-      const merged = (f: string) => String(cols[f] ?? current?.[f] ?? '')
-      cols.stateprovince = deriveStateProvince(merged('state'), merged('province'), merged('country'))
-    }
+  for (const flag of kind.flags) {
+    if (input[flag] !== undefined) cols[flag] = input[flag]
+    else if (applyFlagDefaults) cols[flag] = true
   }
+  if (kind.coordinates && input.geo_lat !== undefined) {
+    cols.geo_lat = input.geo_lat
+    cols.geo_lng = input.geo_lng
+  }
+  if (kind.derive) Object.assign(cols, kind.derive(input, (f) => String(cols[f] ?? current?.[f] ?? ''), current === undefined))
   if (input.image !== undefined) cols.image_id = await resolveImage(db, checkImageValue(input.image))
   return cols
 }
@@ -116,9 +104,6 @@ export async function createLinked(
     return { id: existing.id, reused: true }
   }
   const cols = await detailColumns(trx, kind, input, undefined, true)
-  if (kind.type === 'venue' && cols.stateprovince === undefined) {
-    cols.stateprovince = deriveStateProvince(String(cols.state ?? ''), String(cols.province ?? ''), String(cols.country ?? ''))
-  }
   const post = await initialPostColumns(trx, kind.table, name, lifecycleInput(input, ctx), ctx)
   const row = await db
     .insertInto(kind.table)
