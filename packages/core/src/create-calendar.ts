@@ -12,6 +12,7 @@ import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
 import { eventOperations, eventRoutes } from './events/event.routes.js'
+import { icalOperations, icalRoutes } from './ical/ical.routes.js'
 import { ORGANIZER, VENUE } from './linked/kinds.js'
 import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
 import { termOperations, termRoutes } from './terms/term.routes.js'
@@ -60,6 +61,10 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    * events count: importers use this to skip or update instead of creating duplicates.
    */
   getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
+  /** The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as text. */
+  feed(query?: Query, options?: CallOptions): Promise<string>
+  /** One event as an iCalendar file (`GET /events/{id}/ical`), readable exactly when `get(id)` is. */
+  ical(id: number, options?: CallOptions & { password?: string }): Promise<string>
 }
 
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
@@ -124,6 +129,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
   const categories = wrap(termOperations('category', options.variant))
   const tags = wrap(termOperations('tag', options.variant))
+  const ical = wrap(icalOperations(options.variant))
   const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
     ...discoveryRoutes(discovery, ns),
@@ -132,10 +138,22 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     ...linkedRoutes(ORGANIZER, organizers, ns),
     ...termRoutes('category', categories, ns),
     ...termRoutes('tag', tags, ns),
+    ...icalRoutes(ical, ns),
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
   async function call<R = Json>(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}): Promise<R> {
+    return (await callRaw(op, raw, opts)).body as R
+  }
+
+  /** A call whose answer is text (`stream`), joined. */
+  async function callText(op: Operation<any, any, any>, raw: { path?: Record<string, string>; query?: Query }, opts: CallOptions = {}): Promise<string> {
+    let text = ''
+    for await (const chunk of (await callRaw(op, raw, opts)).stream ?? []) text += chunk
+    return text
+  }
+
+  async function callRaw(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions) {
     const query = raw.query ?? {}
     const body = raw.body ?? {}
     const path = raw.path ?? {}
@@ -151,7 +169,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       raw: { path, query, body },
     }
     if (!op) throw new TypeError('This operation is not available.')
-    return (await invoke(op, merged, ctx)).body as R
+    return invoke(op, merged, ctx)
   }
 
   const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
@@ -182,6 +200,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     events: {
       ...postApi<EventResource, EventList>(events),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+      feed: (query, o) => callText(ical.feed, { query }, o),
+      ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
     },
     venues: postApi(venues),
     organizers: postApi(organizers),

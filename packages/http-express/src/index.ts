@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
 import { CalendarError, NAMESPACE, type Calendar, type CalendarResponse } from '@cal-events/core'
 
@@ -20,6 +22,22 @@ export function expressRequest(request: { native?: unknown }): Request | undefin
   const native = request.native as Request | undefined
   // An Express request knows its app (a function); anything else came from another adapter.
   return typeof native === 'object' && native !== null && typeof native.app === 'function' ? native : undefined
+}
+
+/** A text response (an iCalendar feed) written as it is produced, at the pace the client reads. */
+async function sendStream(req: Request, res: Response, response: CalendarResponse, stream: NonNullable<CalendarResponse['stream']>, onError: (err: unknown) => void): Promise<void> {
+  res.status(response.status).set(response.headers)
+  if (req.method === 'HEAD') {
+    res.end()
+    return
+  }
+  try {
+    await pipeline(Readable.from(stream, { objectMode: false }), res)
+  } catch (err) {
+    // The status line is sent: a failure part-way can only cut the response short (pipeline has
+    // destroyed it), and a client that went away is not an error at all.
+    if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') onError(err)
+  }
 }
 
 function send(req: Request, res: Response, response: CalendarResponse): void {
@@ -58,7 +76,8 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
       native: req,
     })
-    send(req, res, response)
+    if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
+    else send(req, res, response)
   })
   router.use(prefix, (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err)

@@ -42,6 +42,10 @@ for (const variant of ['A', 'B'] as const) {
         `${ns}/categories/(?P<id>\\d+)`,
         `${ns}/tags`,
         `${ns}/tags/(?P<id>\\d+)`,
+        // Extensions after the contract's routes (issue 20).
+        `${ns}/events/ical`,
+        `${ns}/events/(?P<id>\\d+)/ical`,
+        `${ns}/events/by-slug/(?P<slug>[^/]+)/ical`,
       ])
       expect(res.body.namespace).toBe('cal/events/v1')
       const root = res.body.routes[ns]
@@ -70,6 +74,7 @@ for (const variant of ['A', 'B'] as const) {
       expect(Object.keys(doc.paths)).toEqual([
         '/', '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
         '/organizers', '/organizers/{id}', '/organizers/by-slug/{slug}', '/categories', '/categories/{id}', '/tags', '/tags/{id}',
+        '/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical',
       ])
       for (const name of ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']) {
         expect(doc.components.schemas).toHaveProperty(name)

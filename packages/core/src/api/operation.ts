@@ -24,7 +24,12 @@ export interface OperationResult<R = unknown> {
   status?: number
   headers?: Record<string, string>
   body: R
+  /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
+  stream?: TextStream
 }
+
+/** Text produced piece by piece, so that a large document never sits in memory whole. */
+export type TextStream = AsyncIterable<string> | Iterable<string>
 
 /**
  * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,

@@ -58,6 +58,8 @@ export interface Events {
   origin_uid: string | null;
   password: string | null;
   post_parent: number | null;
+  recurrence: string[] | null;
+  revision: Generated<number>;
   show_map: Generated<boolean>;
   show_map_link: Generated<boolean>;
   slug: Generated<string>;

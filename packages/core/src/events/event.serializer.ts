@@ -32,6 +32,8 @@ export interface EventRow extends PostRow {
   language: string
   /** External id the event was imported from (extension); `null` for native events. */
   origin_uid: string | null
+  /** Writes since creation, counted by a trigger (the iCalendar SEQUENCE). */
+  revision: number
   image: ImageRow | null
   venue: LinkedRow | null
   organizers: LinkedRow[] | null

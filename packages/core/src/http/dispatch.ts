@@ -69,6 +69,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         status: result.status ?? 200,
         headers: { 'Content-Type': JSON_TYPE, ...result.headers },
         body: result.body,
+        ...(result.stream ? { stream: result.stream } : {}),
       }
     } catch (err) {
       return toErrorResponse(err, options.onError)

@@ -32,4 +32,10 @@ export interface CalendarResponse {
   status: number
   headers: Record<string, string>
   body: unknown
+  /**
+   * When set, the response body is this text (in `Content-Type`'s charset, UTF-8), to be written
+   * chunk by chunk in order instead of `body` as JSON. Iteration may fail part-way (the database
+   * went away): the adapter then aborts the response, since its status is already sent.
+   */
+  stream?: AsyncIterable<string> | Iterable<string>
 }

@@ -4,6 +4,7 @@ import { eventOrigin } from './0002-event-origin.js'
 import { listPerformance } from './0003-list-performance.js'
 import { pageRelations } from './0004-page-relations.js'
 import { changeLog } from './0007-change-log.js'
+import { eventRevision } from './0010-event-revision.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. Kysely runs them in
 // name order; keep the entries sorted by name.
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-list-performance': listPerformance,
   '0004-page-relations': pageRelations,
   '0007-change-log': changeLog,
+  '0010-event-revision': eventRevision,
 }
 
 /** Kysely migration provider over the ordered, in-code migration list. */

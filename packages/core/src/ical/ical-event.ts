@@ -1,0 +1,112 @@
+import { TZDate } from '@date-fns/tz'
+import { compile } from 'html-to-text'
+import { ICalEventStatus, type ICalCalendar, type ICalEventData, ICalEvent, ICalEventClass, foldLines } from 'ical-generator'
+import type { CallContext } from '../api/context.js'
+import { canEditItem } from '../auth/permissions.js'
+import type { EventRow } from '../events/event.serializer.js'
+import type { LinkedRow } from '../linked/linked.serializer.js'
+import { postUrl, wallFromDb } from '../shared/post-fields.js'
+import { renderHtml } from '../shared/text.js'
+import { addDaysToDate, utcWallToEpochMs } from '../shared/wall-time.js'
+import { intlZone } from './vtimezone.js'
+
+const toText = compile({
+  wordwrap: false,
+  selectors: [
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    { selector: 'img', format: 'skip' },
+  ],
+})
+
+/** An event description as plain text: HTML converted, plain text kept as written. */
+export function plainText(stored: string): string {
+  // Most descriptions are plain text; the converter is the slow part of a large feed.
+  if (!/[<&]/.test(stored)) return stored.replace(/\r\n?/g, '\n').trim()
+  return toText(renderHtml(stored)).trim()
+}
+
+/** `UID` of an event: the same in every feed and over time, unique to this site (its `global_id` host and path). */
+export function eventUid(ctx: CallContext, id: number): string {
+  return `event-${id}@${ctx.urls.globalIdBase}`
+}
+
+/** `LOCATION`: the venue's name and address on one line, as the ICS importer reads it back ("name, street, city"). */
+function location(venue: LinkedRow): string {
+  const parts = [venue.title, venue.address, venue.city, venue.stateprovince || venue.state || venue.province, venue.zip, venue.country]
+  return parts.map((p) => (typeof p === 'string' ? p.trim() : '')).filter(Boolean).join(', ')
+}
+
+function geo(venue: LinkedRow): { lat: number; lon: number } | undefined {
+  const lat = Number(venue.geo_lat)
+  const lon = Number(venue.geo_lng)
+  return venue.geo_lat !== null && venue.geo_lat !== undefined && Number.isFinite(lat) && Number.isFinite(lon) ? { lat, lon } : undefined
+}
+
+// Trashed events appear only to editors who ask for them; drafts and the like are not final.
+const STATUS: Record<string, ICalEventStatus> = {
+  publish: ICalEventStatus.CONFIRMED,
+  private: ICalEventStatus.CONFIRMED,
+  future: ICalEventStatus.TENTATIVE,
+  draft: ICalEventStatus.TENTATIVE,
+  pending: ICalEventStatus.TENTATIVE,
+  trash: ICalEventStatus.CANCELLED,
+}
+
+/** Midday UTC of a calendar date: a DATE value only reads its date, whatever the zone. */
+function dateValue(date: string): Date {
+  return new Date(utcWallToEpochMs(`${date} 12:00:00`))
+}
+
+/** The instant of a UTC wall time, shown in `zone` when the platform knows it (DTSTART;TZID=…), else in UTC (…Z). */
+function instant(utc: string, zone: string | null): Date {
+  const ms = utcWallToEpochMs(wallFromDb(utc))
+  return zone ? new TZDate(ms, zone) : new Date(ms)
+}
+
+/**
+ * What a VEVENT says of an event row. A password-protected event says only when and what, as in
+ * lists, unless `unlocked` (the request gave its password) or the caller may edit it.
+ */
+export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false): ICalEventData {
+  const zone = intlZone(row.timezone) ? row.timezone : null
+  const locked = row.password !== null && row.password !== '' && !unlocked && !canEditItem(ctx.principal, row)
+  // All-day events are DATE values with an exclusive end (the day after the last day); timed ones
+  // carry their zone (TZID) when the platform knows it, else UTC.
+  const when: Pick<ICalEventData, 'allDay' | 'start' | 'end' | 'timezone'> = row.all_day
+    ? {
+        allDay: true,
+        start: dateValue(wallFromDb(row.start_local).slice(0, 10)),
+        end: dateValue(addDaysToDate(wallFromDb(row.end_local).slice(0, 10), 1)),
+      }
+    : { timezone: zone, start: instant(row.start_utc, zone), end: instant(row.end_utc, zone) }
+  const data: ICalEventData = {
+    id: eventUid(ctx, row.id),
+    sequence: row.revision,
+    stamp: ctx.now,
+    ...when,
+    summary: row.title.trim(),
+    // A URI value: a slug in another script is percent-encoded.
+    url: new URL(postUrl(ctx.urls, 'event', row)).href,
+    lastModified: new Date(utcWallToEpochMs(wallFromDb(row.modified_utc))),
+    status: STATUS[row.status] ?? null,
+    class: row.status === 'private' ? ICalEventClass.PRIVATE : null,
+  }
+  if (locked) return data
+  const description = plainText(row.description)
+  if (description) data.description = description
+  if (row.venue) {
+    const title = location(row.venue)
+    const point = geo(row.venue)
+    if (title || point) data.location = title ? { title, ...(point ? { geo: point } : {}) } : { geo: point! }
+  }
+  const organizer = (row.organizers ?? []).find((o) => typeof o.email === 'string' && o.email.includes('@'))
+  if (organizer) data.organizer = { name: organizer.title.trim() || String(organizer.email), email: String(organizer.email).trim() }
+  const categories = (row.terms ?? []).filter((t) => t.taxonomy === 'category').map((t) => ({ name: t.name }))
+  if (categories.length > 0) data.categories = categories
+  return data
+}
+
+/** One VEVENT, folded at 75 octets (never inside a UTF-8 character), CRLF-terminated. */
+export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallContext, unlocked = false): string {
+  return foldLines(new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString())
+}

@@ -1,0 +1,141 @@
+import ical, { ICalCalendarMethod, type ICalCalendar } from 'ical-generator'
+import { sql, type Kysely } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import type { DB } from '../db/generated.js'
+import { eventListQuery, orderEventList, type EventListFilters } from '../events/event-list-query.js'
+import { eventRelations, RELATION_COLUMNS } from '../events/event.repository.js'
+import type { EventRow } from '../events/event.serializer.js'
+import { pageBound } from '../db/sql-literals.js'
+import { wallFromDb } from '../shared/post-fields.js'
+import { veventText } from './ical-event.js'
+import { intlZone, vtimezone } from './vtimezone.js'
+
+/** Most events one feed holds: the first ones in list order (documented in docs/ical.md). */
+export const FEED_MAX_EVENTS = 25_000
+
+/** Rows read per statement while a feed streams: memory stays bounded whatever the feed's size. */
+const FEED_PAGE = 500
+
+/** `text/calendar` with the charset the iCalendar media type defaults to, said explicitly. */
+export const ICAL_TYPE = 'text/calendar; charset=utf-8'
+
+/** An empty VCALENDAR of this service: PRODID, VERSION, CALSCALE, METHOD:PUBLISH and the calendar's name. */
+export function icalCalendar(name: string, refreshSeconds?: number): ICalCalendar {
+  return ical({
+    prodId: { company: 'cal-events', product: 'Event calendar', language: 'EN' },
+    method: ICalCalendarMethod.PUBLISH,
+    scale: 'GREGORIAN',
+    name,
+    ...(refreshSeconds ? { ttl: refreshSeconds } : {}),
+  })
+}
+
+/** The calendar's own lines, up to where its components go. */
+function calendarHead(calendar: ICalCalendar): string {
+  const text = calendar.toString()
+  return `${text.slice(0, text.lastIndexOf('END:VCALENDAR'))}`
+}
+
+const CALENDAR_END = 'END:VCALENDAR\r\n'
+
+/** A time zone the events use, with the calendar years they cover in it. */
+export interface ZoneYears {
+  zone: string
+  fromYear: number
+  toYear: number
+}
+
+const yearOf = (wall: string) => Number(wallFromDb(wall).slice(0, 4))
+
+/** VTIMEZONE components for the zones of timed events (all-day events are floating dates). */
+function timezones(zones: readonly ZoneYears[]): string {
+  return zones.filter((z) => intlZone(z.zone)).map((z) => vtimezone(z.zone, z.fromYear, z.toYear)).join('')
+}
+
+/**
+ * The whole text of a calendar of `rows`, for a single event's file: VCALENDAR, a VTIMEZONE per
+ * time zone used, and the VEVENTs (`unlocked`: their passwords were given).
+ */
+export function calendarText(calendar: ICalCalendar, rows: readonly EventRow[], ctx: CallContext, unlocked = false): string {
+  const zones = new Map<string, ZoneYears>()
+  for (const row of rows) {
+    if (row.all_day) continue
+    const known = zones.get(row.timezone)
+    const from = Math.min(yearOf(row.start_utc), known?.fromYear ?? Infinity)
+    const to = Math.max(yearOf(row.end_utc), known?.toYear ?? -Infinity)
+    zones.set(row.timezone, { zone: row.timezone, fromYear: from, toYear: to })
+  }
+  return calendarHead(calendar) + timezones([...zones.values()]) + rows.map((r) => veventText(calendar, r, ctx, unlocked)).join('') + CALENDAR_END
+}
+
+/** The zones timed events of the feed use and the years they span, in one statement. */
+async function feedZones(db: Kysely<DB>, f: EventListFilters): Promise<ZoneYears[]> {
+  const rows = await eventListQuery(db, f)
+    .where('e.all_day', '=', false)
+    .select(['e.timezone', sql<string>`min(e.start_utc)`.as('first'), sql<string>`max(e.end_utc)`.as('last')])
+    .groupBy('e.timezone')
+    .execute()
+  return rows.map((r) => ({ zone: r.timezone, fromYear: yearOf(r.first), toYear: yearOf(r.last) }))
+}
+
+/** Where the previous page of a feed ended, in list order. */
+type Cursor = readonly unknown[]
+
+function orderColumns(f: EventListFilters): string[] {
+  if (f.include !== undefined) return ['e.date_utc', 'e.id']
+  return [f.frame === 'utc' ? 'e.start_utc' : 'e.start_local', 'e.date_utc', 'e.id']
+}
+
+function cursorOf(row: EventRow, f: EventListFilters): Cursor {
+  return orderColumns(f).map((column) => (row as unknown as Record<string, unknown>)[column.slice(2)])
+}
+
+/** One page of the feed after `after`, with relations, in list order (keyset paging: no page rereads the ones before). */
+async function feedPage(db: Kysely<DB>, f: EventListFilters, after: Cursor | undefined, limit: number): Promise<EventRow[]> {
+  const columns = orderColumns(f)
+  const base = eventListQuery(db, f)
+  const keyed = after
+    ? base.where(
+        sql<boolean>`(${sql.join(columns.map((c) => sql.ref(c)))}) > (${sql.join(
+          after.map((v, i) => (columns[i] === 'e.id' ? sql`${v}::int` : sql`${v}::timestamp`)),
+        )})`,
+      )
+    : base
+  const rows = await orderEventList(
+    db
+      .with('page', () => orderEventList(keyed.selectAll('e'), f).limit(pageBound(limit)))
+      .selectFrom('page as e')
+      .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
+      .selectAll('e')
+      .select([...RELATION_COLUMNS]),
+    f,
+  ).execute()
+  return rows as unknown as EventRow[]
+}
+
+/**
+ * A feed of the events `f` selects, as text chunks: the calendar's head and VTIMEZONEs, then the
+ * VEVENTs a page at a time, at most `FEED_MAX_EVENTS`. The zones and the first page are read
+ * before this returns, so that a failing database is still an error response rather than a cut
+ * stream; the remaining pages are read as the consumer pulls.
+ */
+export async function feedStream(calendar: ICalCalendar, f: EventListFilters, ctx: CallContext): Promise<AsyncIterable<string>> {
+  const db = ctx.db
+  const zones = await feedZones(db, f)
+  const first = await feedPage(db, f, undefined, Math.min(FEED_PAGE, FEED_MAX_EVENTS))
+  async function* chunks(): AsyncGenerator<string> {
+    yield calendarHead(calendar) + timezones(zones)
+    let page = first
+    let sent = 0
+    for (;;) {
+      yield page.map((row) => veventText(calendar, row, ctx)).join('')
+      sent += page.length
+      const wanted = Math.min(FEED_PAGE, FEED_MAX_EVENTS - sent)
+      if (page.length < FEED_PAGE || wanted <= 0) break
+      page = await feedPage(db, f, cursorOf(page[page.length - 1]!, f), wanted)
+      if (page.length === 0) break
+    }
+    yield CALENDAR_END
+  }
+  return chunks()
+}

@@ -1,0 +1,66 @@
+import type { VariantConfig } from '../config/variants.js'
+import { z } from 'zod'
+import type { CalendarErrorCode } from '../errors.js'
+import type { Endpoint, RouteDef } from '../http/routes.js'
+import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import { ICAL_TYPE } from './ical-feed.js'
+import { eventFeedOperation, eventIcalOperation } from './ical.operations.js'
+
+/** The iCalendar operations, by name, for routes and the script API alike. */
+export function icalOperations(variant: VariantConfig) {
+  return {
+    feed: eventFeedOperation(variant),
+    byId: eventIcalOperation('id', variant),
+    bySlug: eventIcalOperation('slug', variant),
+  }
+}
+
+const ICAL_SUCCESS = (description: string) => ({
+  status: 200,
+  description,
+  contentType: ICAL_TYPE,
+  schema: z.string().meta({ description: 'RFC 5545 iCalendar text.' }),
+})
+
+const FEED_DOC: EndpointDoc = {
+  operationId: 'getEventFeed',
+  summary: 'iCalendar feed of events',
+  description:
+    'The events `GET /events` would list to the caller for the same filters (same 400s, same default window), ' +
+    'as one iCalendar document to subscribe to: at most 25,000 events, streamed. No paging.',
+  tags: ['Events'],
+  access: 'public',
+  success: ICAL_SUCCESS('The feed.'),
+}
+
+const READ_ERRORS: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED']
+
+function fileDoc(by: '' | 'BySlug'): EndpointDoc {
+  return {
+    operationId: `getEventIcal${by}`,
+    summary: `One event as an iCalendar file${by ? ' (by slug)' : ''}`,
+    description: 'The event as a calendar file for "add to calendar", readable exactly when the event is (same errors).',
+    tags: ['Events'],
+    access: 'public',
+    errors: READ_ERRORS,
+    success: ICAL_SUCCESS('The calendar file.'),
+  }
+}
+
+/**
+ * The iCalendar routes (issue 20), after the contract's routes so that its registration order
+ * (CONTRACT 14.1) stays a prefix of the table. None of them is matched by an earlier pattern.
+ */
+export function icalRoutes(ops: ReturnType<typeof icalOperations>, ns: string): RouteDef[] {
+  const events = `${ns}/events`
+  const get = (operation: Endpoint['operation'], doc: EndpointDoc): Endpoint[] => [{ methods: ['GET'], operation, doc }]
+  return [
+    { pattern: `${events}/ical`, path: `${events}/ical`, endpoints: get(ops.feed, FEED_DOC) },
+    { pattern: `${events}/(?P<id>\\d+)/ical`, path: `${events}/:id/ical`, endpoints: get(ops.byId, fileDoc('')) },
+    {
+      pattern: `${events}/by-slug/(?P<slug>[^/]+)/ical`,
+      path: `${events}/by-slug/:slug/ical`,
+      endpoints: get(ops.bySlug, fileDoc('BySlug')),
+    },
+  ]
+}
