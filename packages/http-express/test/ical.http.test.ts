@@ -1,5 +1,5 @@
 import ICAL from 'ical.js'
-import nodeIcal from 'node-ical'
+import nodeIcal, { type VEvent } from 'node-ical'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
@@ -61,7 +61,7 @@ function parseIcalJs(text: string): { calendar: InstanceType<typeof ICAL.Compone
 
 /** The same text through node-ical, keyed by UID. */
 function parseNodeIcal(text: string) {
-  return Object.values(nodeIcal.sync.parseICS(text)).filter((c): c is nodeIcal.VEvent => c.type === 'VEVENT')
+  return Object.values(nodeIcal.sync.parseICS(text)).filter((c): c is VEvent => c?.type === 'VEVENT')
 }
 
 /** Physical lines, checked for RFC 5545's 75-octet limit and for whole UTF-8 characters. */
@@ -181,7 +181,7 @@ describe('iCalendar feeds over HTTP', () => {
       const parsed = events.find((e) => e.uid === `event-${ids[key]}@cal.example.org`)!
       expect([parsed.startUtc, parsed.endUtc], key).toEqual([json.utc_start_date, json.utc_end_date])
       const other = nodeEvents.find((e) => e.uid === parsed.uid)!
-      expect([iso(other.start), iso(other.end)], key).toEqual([json.utc_start_date, json.utc_end_date])
+      expect([iso(other.start), iso(other.end!)], key).toEqual([json.utc_start_date, json.utc_end_date])
       expect(parsed.tzid, key).toBe(json.timezone === 'UTC' ? null : json.timezone)
     }
     const berlin = events.find((e) => e.uid === `event-${ids.berlin}@cal.example.org`)!
@@ -237,9 +237,9 @@ describe('iCalendar feeds over HTTP', () => {
   it('grows SEQUENCE with every change and keeps the UID', async () => {
     const read = async () => parseIcalJs(await (await fetch(`${server.base}/events/${ids.utc}/ical`)).text()).events[0]!
     const before = await read()
-    await calendar.events.update(ids.utc, { title: 'In UTC, renamed' })
+    await calendar.events.update(ids.utc!, { title: 'In UTC, renamed' })
     const once = await read()
-    await calendar.events.update(ids.utc, { description: 'More words' })
+    await calendar.events.update(ids.utc!, { description: 'More words' })
     const twice = await read()
     expect(once.uid).toBe(before.uid)
     expect(twice.uid).toBe(before.uid)
