@@ -29,8 +29,12 @@ export function responseValidator(document: Json) {
     const operation = document.paths?.[path]?.[method.toLowerCase()]
     if (!operation) return [`the document has no ${method} ${path}`]
     const response = operation.responses[String(status)] ?? operation.responses.default
-    const schema = response?.content?.['application/json']?.schema
-    if (!schema) return [`the document declares no JSON body for ${method} ${path} ${status}`]
+    // The body's media type as the response names it (JSON when it names none), parameters aside.
+    const mediaType = (name: string) => name.split(';')[0]!.trim().toLowerCase()
+    const sent = mediaType(headers?.get('content-type') ?? 'application/json')
+    const declared = Object.keys(response?.content ?? {}).find((name) => mediaType(name) === sent)
+    const schema = declared === undefined ? undefined : response.content[declared].schema
+    if (!schema) return [`the document declares no ${sent} body for ${method} ${path} ${status}`]
     const key = `${path} ${method} ${status}`
     const problems: string[] = []
     const validate = compile(key, schema)

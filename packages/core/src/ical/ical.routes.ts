@@ -33,7 +33,8 @@ const FEED_DOC: EndpointDoc = {
   success: ICAL_SUCCESS('The feed.'),
 }
 
-const READ_ERRORS: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED']
+// The read's (wrong password guesses are rate-limited there too).
+const READ_ERRORS: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED', 'TOO_MANY_REQUESTS']
 
 function fileDoc(by: '' | 'BySlug'): EndpointDoc {
   return {
