@@ -11,6 +11,7 @@ import * as report from './report.js'
 import type { BesideWrites, RunResults, ScenarioResult } from './report.js'
 import { allScenarios, scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
+import { scalingRun } from './scaling.js'
 import { sweep, sweepPaths } from './sweep.js'
 import { calendarWriter, foreignWriter, hostWriter, type BackgroundWriter } from './writers.js'
 
@@ -180,49 +181,6 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   return { url: db.url, targets: db.targets }
 }
 
-/** The medians of `runs` (p50, p99, req/s) on the first run's other fields. */
-function medianResult(runs: ScenarioResult[]): ScenarioResult {
-  return { ...runs[0]!, rps: report.median(runs.map((x) => x.rps)), p50: report.median(runs.map((x) => x.p50)), p99: report.median(runs.map((x) => x.p99)) }
-}
-
-async function scalingRun(o: BenchOptions, largeUrl: string, largeTargets: Targets): Promise<void> {
-  const large = results.postgres
-  if (!large) return
-  const name = `cal_bench_${o.scalingEvents}`
-  console.log(`\nScaling: seeding ${o.scalingEvents.toLocaleString('en-US')} events into ${name}…`)
-  if (!o.keep && !o.reuse) toDrop.push(name)
-  const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse)
-  console.log(report.seedLine(o.scalingEvents, db.migrate, db.timings))
-  // Both servers run; each round measures the large then the small database, back to back.
-  const bigServer = await startCalendarServer(largeUrl)
-  let smallServer: RunningServer | undefined
-  try {
-    smallServer = await startCalendarServer(db.url)
-    const pick = (t: Targets) => scenarios(t).filter((s) => s.name === 'list' || s.name === 'search')
-    const bigRuns: ScenarioResult[][] = []
-    const smallRuns: ScenarioResult[][] = []
-    for (let i = 0; i < o.rounds; i++) {
-      bigRuns.push(await runScenarios(bigServer, largeTargets, pick(largeTargets), `round ${i + 1}: PostgreSQL, ${large.events.toLocaleString('en-US')} events`))
-      smallRuns.push(await runScenarios(smallServer, db.targets, pick(db.targets), `round ${i + 1}: PostgreSQL, ${o.scalingEvents.toLocaleString('en-US')} events`))
-    }
-    results.scaling = { small: o.scalingEvents, large: large.events, rounds: o.rounds, scenarios: [] }
-    for (const [j, s] of pick(db.targets).entries()) {
-      const big = medianResult(bigRuns.map((r) => r[j]!))
-      const small = medianResult(smallRuns.map((r) => r[j]!))
-      results.scaling.scenarios.push({ name: s.name, small, large: big, p50Ratio: big.p50 / small.p50, p99Ratio: big.p99 / small.p99 })
-    }
-    console.log(
-      report.table(
-        ['scenario (medians of rounds)', 'p50 ratio', 'p99 ratio'],
-        results.scaling.scenarios.map((x) => [`${x.name} (${large.events} / ${o.scalingEvents})`, `${x.p50Ratio.toFixed(2)}x`, `${x.p99Ratio.toFixed(2)}x`]),
-      ),
-    )
-  } finally {
-    await bigServer.stop()
-    await smallServer?.stop()
-  }
-}
-
 async function pgliteRun(o: BenchOptions): Promise<void> {
   const dataDir = fileURLToPath(new URL(`../.data/pglite-${o.pgliteEvents}`, import.meta.url))
   console.log(`\nPGlite: seeding ${o.pgliteEvents.toLocaleString('en-US')} events into ${dataDir}…`)
@@ -242,7 +200,10 @@ async function pgliteRun(o: BenchOptions): Promise<void> {
 
 try {
   const main = await postgresRun(opts)
-  if (!opts.skipScaling) await scalingRun(opts, main.url, main.targets)
+  if (!opts.skipScaling && results.postgres) {
+    const large = { url: main.url, targets: main.targets, events: results.postgres.events }
+    results.scaling = await scalingRun(opts, large, runScenarios, (name) => toDrop.push(name))
+  }
   if (!opts.skipPglite) await pgliteRun(opts)
 } finally {
   for (const name of toDrop) await dropDatabase(opts.adminUrl, name).catch((e: Error) => console.error(`could not drop ${name}: ${e.message}`))
