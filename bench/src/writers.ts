@@ -61,16 +61,15 @@ function atRate(perSecond: number, write: () => Promise<void>, close: () => Prom
 
 /** Small committed transactions into a table of the host application, in the calendar's database. */
 export async function hostWriter(url: string, perSecond: number): Promise<BackgroundWriter> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  await client.query('create table if not exists bench_host_orders (id bigserial primary key, customer int not null, placed timestamptz not null default now())')
+  const pool = new pg.Pool({ connectionString: url, max: MAX_IN_FLIGHT })
+  await pool.query('create table if not exists bench_host_orders (id bigserial primary key, customer int not null, placed timestamptz not null default now())')
   let i = 0
   return atRate(
     perSecond,
     async () => {
-      await client.query('insert into bench_host_orders (customer) values ($1)', [i++ % 1000])
+      await pool.query('insert into bench_host_orders (customer) values ($1)', [i++ % 1000])
     },
-    () => client.end(),
+    () => pool.end(),
   )
 }
 

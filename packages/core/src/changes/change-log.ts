@@ -38,11 +38,32 @@ export function currentPoint(): RawBuilder<ChangePoint> {
 }
 
 /**
- * Whether any calendar table changed between `point` and the snapshot of the statement this is
- * part of: true when a change committed since, or when `point` is older than the pruned log.
+ * The names changes are recorded under (`cal_changes.tbl`): each tracked table's own name, except
+ * that an update of events is `events` only when it changed a column some list filter reads;
+ * `events.search` when it changed only the searched text, `events.content` when it changed only
+ * columns no filter reads (migration 0007 lists them).
  */
-export function changedSince(point: ChangePoint): RawBuilder<boolean> {
-  return sql<boolean>`cal_changed_since(${point}::pg_snapshot)`
+export type ChangeKind =
+  | 'events'
+  | 'events.search'
+  | 'events.content'
+  | 'venues'
+  | 'organizers'
+  | 'terms'
+  | 'event_terms'
+  | 'event_organizers'
+  | 'images'
+  | 'users'
+
+/**
+ * Whether the calendar changed between `point` and the snapshot of the statement this is part
+ * of: true when a change committed since (of one of `kinds`, when given), or when `point` is older
+ * than the pruned log.
+ */
+export function changedSince(point: ChangePoint, kinds?: readonly ChangeKind[]): RawBuilder<boolean> {
+  if (!kinds) return sql<boolean>`cal_changed_since(${point}::pg_snapshot)`
+  // The kinds are constants of the code, written into the text: one statement text per set.
+  return sql<boolean>`cal_changed_since(${point}::pg_snapshot, ${sql.raw(`array[${kinds.map((k) => `'${k}'`).join(', ')}]::text[]`)})`
 }
 
 /** Asks on its own whether anything changed since `point`; also returns the current point. */

@@ -4,6 +4,7 @@ import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
+import type { ChangeKind } from '../changes/change-log.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { eventRelations, RELATION_COLUMNS } from './event.repository.js'
 import { knownTotalColumns, type KnownCount } from './known-total.js'
@@ -170,7 +171,7 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
   // in one call.
   const statement = orderEventList(
     db
-      .with('c', () => db.selectNoFrom(knownTotalColumns(known, count)))
+      .with('c', () => db.selectNoFrom(knownTotalColumns(known, count, countDependsOn(f))))
       .with('page', (w) =>
         skipsRows ? w.selectFrom(paged(base.select('e.id')).as('ids')).innerJoin('events as e', 'e.id', 'ids.id').selectAll('e') : paged(base.selectAll('e')),
       )
@@ -193,6 +194,20 @@ export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { 
 function searchWithinRelation(f: EventListFilters): boolean {
   const related = [...linkFilters(f), f.venueIds].some((ids) => ids !== undefined)
   return f.search !== undefined && f.search.length > 0 && related
+}
+
+/**
+ * The kinds of change (`change-log.ts`) that can change how many events match `f`. Only the total
+ * is reused, the page is always read, so an edit of other columns or tables (a venue's name, an
+ * event's cost) shows in the next page without a recount.
+ */
+export function countDependsOn(f: EventListFilters): ChangeKind[] {
+  const kinds: ChangeKind[] = ['events']
+  if (f.search !== undefined && f.search.length > 0) kinds.push('events.search')
+  if (f.categoryIds !== undefined || f.tagIds !== undefined) kinds.push('event_terms')
+  if (f.organizerIds !== undefined) kinds.push('event_organizers')
+  if (f.geoloc !== undefined) kinds.push('venues')
+  return kinds
 }
 
 /** The filters that go through a link table (terms, organizers). */

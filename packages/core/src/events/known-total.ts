@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely'
-import { changedSince, currentPoint, ORIGIN_POINT, type ChangePoint } from '../changes/change-log.js'
+import { changedSince, currentPoint, ORIGIN_POINT, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 
 // The "known total" protocol of the event list (docs/list-query.md). A list statement carries the
@@ -15,13 +15,15 @@ export interface KnownCount {
 }
 
 /**
- * The `total` and `snapshot` columns of a list statement: the known total while nothing changed
- * since its point, else `count`. The known point and total are the first two parameters of the
- * expression (and so of the statement, when it comes first). Without a known total the origin
- * point is bound, which always counts as changed: the text is the same either way.
+ * The `total` and `snapshot` columns of a list statement: the known total while no change of the
+ * kinds `countDependsOn` was recorded since its point, else `count`. The known point and total are
+ * the first two parameters of the expression (and so of the statement, when it comes first).
+ * Without a known total the origin point is bound, which always counts as changed: the text is
+ * the same either way.
  */
-export function knownTotalColumns(known: KnownCount | undefined, count: Compilable) {
-  const total = sql<number>`case when not ${changedSince(known?.snapshot ?? ORIGIN_POINT)} then ${known?.total ?? 0}::int else (${count}) end`
+export function knownTotalColumns(known: KnownCount | undefined, count: Compilable, countDependsOn: readonly ChangeKind[]) {
+  const changed = changedSince(known?.snapshot ?? ORIGIN_POINT, countDependsOn)
+  const total = sql<number>`case when not ${changed} then ${known?.total ?? 0}::int else (${count}) end`
   return [total.as('total'), currentPoint().as('snapshot')] as const
 }
 

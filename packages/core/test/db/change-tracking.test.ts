@@ -16,10 +16,25 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
   const total = async (c: Calendar = calendar, query: Record<string, unknown> = {}) => Number((await c.events.list(query, { as: null })).total)
   const event = (title: string, day: string, extra: Record<string, unknown> = {}) =>
     calendar.events.create({ title, start_date: `2026-12-${day} 10:00:00`, end_date: `2026-12-${day} 11:00:00`, ...extra })
+  /** An API write to a column list filters read (`featured`), which changes no default-list total. */
+  const touchListed = async () => {
+    const e = (await calendar.events.list({ search: 'Event 1' })).events[0]!
+    await calendar.events.update(e.id, { featured: !e.featured })
+  }
+  /** The total a calendar without remembered totals counts: the truth. */
+  const freshTotal = async (query: Record<string, unknown> = {}) => {
+    const database = BACKEND === 'postgres' ? { url: await workerDatabaseUrl(), poolSize: 1 } : calendar.options.database
+    const fresh = await createCalendar({ database, migrate: false, now: () => NOW })
+    try {
+      return await total(fresh, query)
+    } finally {
+      await fresh.close()
+    }
+  }
   /** Flips the canary's visibility without the change log seeing it; returns what a recount adds. */
   const flipCanary = async (): Promise<number> => {
     await execSql(`begin; set local session_replication_role = replica;
-      update events set hide_from_listings = not hide_from_listings where title = 'Canary'; commit`)
+      update events set hide_from_listings = not hide_from_listings where title = 'Canary event'; commit`)
     canaryHidden = !canaryHidden
     return canaryHidden ? -1 : 1
   }
@@ -27,7 +42,7 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
   beforeAll(async () => {
     calendar = await freshCalendar({ now: () => NOW })
     for (let i = 1; i <= 6; i++) await event(`Event ${i}`, String(i).padStart(2, '0'), { venue: { venue: 'Main Hall' }, categories: ['Talks'] })
-    await event('Canary', '07', { categories: ['Talks'] })
+    await event('Canary event', '07', { venue: { venue: 'Main Hall' }, categories: ['Talks'] })
     await execSql(`create table if not exists host_orders (id serial primary key, note text)`)
   })
   afterAll(() => calendar.close())
@@ -42,7 +57,7 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
     // Reused: the canary's untracked flip does not show.
     expect(await total()).toBe(before)
     // The next calendar write makes the list count again, and the count sees everything.
-    await calendar.events.update((await calendar.events.list({ search: 'Event 1' })).events[0]!.id, { description: 'touched' })
+    await touchListed()
     expect(await total()).toBe(before + unseen)
   })
 
@@ -58,20 +73,20 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
       await other.end()
     }
     expect(await total()).toBe(before)
-    await calendar.venues.create({ venue: 'Side Room' })
+    await touchListed()
     expect(await total()).toBe(before + unseen)
   })
 
-  // Each kind of calendar write invalidates the known total: the recount shows the write's own
-  // effect and the canary's flip.
+  // Each kind of calendar write that can change which events match invalidates the known total:
+  // the recount shows the write's own effect and the canary's flip.
   const writes: [string, () => Promise<number>, Record<string, unknown>?][] = [
     ['create', async () => (await event('Created', '08'), 1)],
     [
-      'update of a listed field',
+      'date change',
       async () => {
         const id = (await calendar.events.list({ search: 'Event 2' })).events[0]!.id
-        await calendar.events.update(id, { title: 'Event 2 renamed' })
-        return 0
+        await calendar.events.update(id, { start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00' })
+        return -1
       },
     ],
     [
@@ -100,12 +115,22 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
       { categories: 'talks' },
     ],
     [
-      'venue rename',
+      'title change, in a search',
       async () => {
-        const venue = (await calendar.venues.list({ search: 'Main Hall' })).venues[0]!
-        await calendar.venues.update(venue.id, { venue: 'Great Hall' })
+        const id = (await calendar.events.list({ search: 'Event 1' })).events[0]!.id
+        await calendar.events.update(id, { title: 'Event 1 renamed' })
         return 0
       },
+      { search: 'event' },
+    ],
+    [
+      'venue given coordinates, in a geoloc list',
+      async () => {
+        const venue = (await calendar.venues.list({ search: 'Main Hall' })).venues[0]!
+        await calendar.venues.update(venue.id, { geo_lat: 51.5, geo_lng: -0.12 })
+        return 0
+      },
+      { geoloc: true },
     ],
     [
       'permanent delete',
@@ -126,18 +151,61 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
   ]
   for (const [kind, write, query = {}] of writes) {
     it(`recounts after a ${kind}`, async () => {
+      // The canary's earlier flips are in the truth; a tracked write brings every total up to it.
+      await touchListed()
       const before = await total(calendar, query)
-      expect(await total(calendar, query)).toBe(before)
-      const unseen = await flipCanary()
+      await flipCanary()
+      // Reused: the canary's flip does not show.
       expect(await total(calendar, query)).toBe(before)
       const delta = await write()
-      expect(await total(calendar, query)).toBe(before + unseen + delta)
+      const truth = await freshTotal(query)
+      expect(truth).not.toBe(before + delta)
+      expect(await total(calendar, query)).toBe(truth)
+    })
+  }
+
+  // An edit no list filter reads cannot change a total: it is reused, and the page shows the edit.
+  const edits: [string, () => Promise<void>][] = [
+    [
+      'title and description',
+      async () => {
+        const id = (await calendar.events.list({ search: 'Event 1' })).events[0]!.id
+        await calendar.events.update(id, { title: 'Event 1 again', description: 'Edited' })
+      },
+    ],
+    [
+      'cost',
+      async () => {
+        const id = (await calendar.events.list({ search: 'Event 1' })).events[0]!.id
+        await calendar.events.update(id, { cost: '12' })
+      },
+    ],
+    [
+      'venue name',
+      async () => {
+        const venue = (await calendar.venues.list({ search: 'Main Hall' })).venues[0]!
+        await calendar.venues.update(venue.id, { venue: 'Great Hall' })
+      },
+    ],
+  ]
+  for (const [kind, edit] of edits) {
+    it(`reuses the default list's total after an edit of the ${kind}`, async () => {
+      await touchListed()
+      const before = await total()
+      const unseen = await flipCanary()
+      await edit()
+      expect(await total()).toBe(before)
+      expect(await freshTotal()).toBe(before + unseen)
+      // A write to a column the list reads (even one this list does not filter on) recounts.
+      await touchListed()
+      expect(await total()).toBe(before + unseen)
     })
   }
 
   it('shows the renamed venue embedded in the next page', async () => {
     const page = await calendar.events.list({ search: 'Event 1' }, { as: null })
     expect(page.events[0]!.venue).toMatchObject({ venue: 'Great Hall' })
+    expect({ title: page.events[0]!.title, cost: page.events[0]!.cost }).toEqual({ title: 'Event 1 again', cost: '$12' })
   })
 
   it('counts a point older than the pruned log as changed', async () => {
@@ -182,9 +250,9 @@ describe(`change tracking and list totals (${BACKEND})`, () => {
     try {
       const before = await total()
       await early.query('begin')
-      await early.query(`update events set hide_from_listings = true where title = 'Event 1'`)
+      await early.query(`update events set hide_from_listings = true where title like 'Event 1%'`)
       await late.query('begin')
-      await late.query(`update events set description = 'late' where title = 'Event 2 renamed'`)
+      await late.query(`update events set featured = not featured where title = 'Event 2'`)
       await late.query('commit')
       // Counted with the early transaction still open: its write is not in this total.
       expect(await total()).toBe(before)

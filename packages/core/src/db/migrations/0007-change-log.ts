@@ -11,7 +11,19 @@ import { sql, type Kysely, type Migration } from 'kysely'
 //   answered from the log any more and counts as changed. It starts at this migration's own
 //   transaction, so a point from before the log existed also counts as changed.
 // - api_tokens is left out: authenticating updates `last_used_utc`, and no response shows it.
+// - An update of events says what kind of column it changed, so that a list total is not counted
+//   again for an edit that cannot change which events match (docs/change-tracking.md):
+//   `events.search` for the searched text only, `events.content` for columns no list filter reads
+//   only, `events` for anything else. New columns count as `events` until listed here.
 const TRACKED = ['events', 'venues', 'organizers', 'terms', 'event_terms', 'event_organizers', 'images', 'users']
+const EVENT_SEARCH_COLUMNS = ['title', 'excerpt', 'description']
+const EVENT_CONTENT_COLUMNS = [
+  'all_day', 'cost_position', 'cost_symbol', 'cost_values', 'date_floating', 'image_id', 'modified_utc', 'origin_uid', 'show_map',
+  'show_map_link', 'slug', 'sticky', 'timezone', 'translation_group', 'website',
+]
+const columnArray = (columns: string[]) => `array[${columns.map((c) => `'${c}'`).join(', ')}]::text[]`
+const LISTED = (row: string) => `(to_jsonb(${row}) - ${columnArray([...EVENT_SEARCH_COLUMNS, ...EVENT_CONTENT_COLUMNS])})`
+const SEARCHED = (row: string) => `(${EVENT_SEARCH_COLUMNS.map((c) => `${row}.${c}`).join(', ')})`
 
 const UP = [
   `create table cal_changes (
@@ -30,11 +42,26 @@ const UP = [
      insert into cal_changes (xid, tbl) values (pg_current_xact_id(), tg_table_name) on conflict do nothing;
      return null;
    end $$`,
+  // One row per kind of change the statement made; a full join, so a changed id counts as `events`.
+  `create function cal_record_event_update() returns trigger language plpgsql as $$
+   begin
+     insert into cal_changes (xid, tbl)
+     select distinct pg_current_xact_id(),
+            case when ${LISTED('o')} is distinct from ${LISTED('n')} then 'events'
+                 when ${SEARCHED('o')} is distinct from ${SEARCHED('n')} then 'events.search'
+                 else 'events.content' end
+       from cal_old_events o full join cal_new_events n on n.id = o.id
+     on conflict do nothing;
+     return null;
+   end $$`,
   // Inlined into the calling statement (a single-expression SQL function), so it reads the log
-  // with that statement's snapshot.
-  `create function cal_changed_since(p pg_snapshot) returns boolean language sql stable as $$
+  // with that statement's snapshot. `p_tables`: only changes recorded under these names count
+  // (null: all).
+  `create function cal_changed_since(p pg_snapshot, p_tables text[] default null) returns boolean language sql stable as $$
      select exists (select 1 from cal_change_horizon h where h.xid >= pg_snapshot_xmin(p))
-         or exists (select 1 from cal_changes c where c.xid >= pg_snapshot_xmin(p) and not pg_visible_in_snapshot(c.xid, p))
+         or exists (select 1 from cal_changes c
+                     where c.xid >= pg_snapshot_xmin(p) and not pg_visible_in_snapshot(c.xid, p)
+                       and (p_tables is null or c.tbl = any(p_tables)))
    $$`,
   `create function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
    declare newest xid8;
@@ -45,15 +72,20 @@ const UP = [
      delete from cal_changes where xid <= newest;
    end $$`,
   ...TRACKED.map(
-    (table) => `create trigger cal_record_change after insert or update or delete or truncate on ${table}
+    (table) => `create trigger cal_record_change after insert ${table === 'events' ? '' : 'or update '}or delete or truncate on ${table}
                 for each statement execute function cal_record_change()`,
   ),
+  `create trigger cal_record_event_update after update on events
+     referencing old table as cal_old_events new table as cal_new_events
+     for each statement execute function cal_record_event_update()`,
 ]
 
 const DOWN = [
   ...TRACKED.map((table) => `drop trigger if exists cal_record_change on ${table}`),
+  `drop trigger if exists cal_record_event_update on events`,
+  `drop function if exists cal_record_event_update()`,
   `drop function if exists cal_prune_changes(timestamptz)`,
-  `drop function if exists cal_changed_since(pg_snapshot)`,
+  `drop function if exists cal_changed_since(pg_snapshot, text[])`,
   `drop function if exists cal_record_change()`,
   `drop table if exists cal_change_horizon`,
   `drop table if exists cal_changes`,
