@@ -38,9 +38,13 @@ export interface RawParams {
 /** The REST namespace. */
 export const NAMESPACE = 'cal/events/v1'
 
-/** Builds the URL roots from the configured public URL or the request's origin. */
+/**
+ * Builds the URL roots from the configured public URL or, without one, the request's (checked)
+ * origin. A configured public URL is used for `rest_url`s too: a client's `Host` is never
+ * reflected when the service knows its own address.
+ */
 export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = ''): Urls {
-  const requestRoot = (origin ?? 'http://localhost').replace(/\/+$/, '')
+  const requestRoot = (publicBaseUrl ?? origin ?? 'http://localhost').replace(/\/+$/, '')
   const site = publicBaseUrl ?? requestRoot
   const mount = mountPath.replace(/\/+$/, '')
   const parsed = new URL(site)

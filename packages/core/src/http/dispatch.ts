@@ -7,6 +7,7 @@ import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 import { toErrorResponse } from './error-response.js'
+import { checkedOrigin } from './origin.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
 import { matchRoute, type CompiledRoute } from './routes.js'
@@ -39,6 +40,8 @@ export function activeLanguage(options: ResolvedOptions, raw: unknown): string {
 export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
   return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
     try {
+      // Checked first: RFC 9112 answers a malformed Host with 400 whatever the route.
+      const origin = checkedOrigin(request.origin)
       const method = request.method.toUpperCase()
       // `rest_url`s end collections with a slash (CONTRACT 5.4); following them must work.
       // A client joining a base URL that ends in `/` with a path that starts with one sends `//`.
@@ -59,7 +62,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         client: request.client ?? '',
         language: activeLanguage(options, raw.ml_language),
         now: options.now(),
-        urls: buildUrls(options.publicBaseUrl, request.origin, request.mountPath),
+        urls: buildUrls(options.publicBaseUrl, origin, request.mountPath),
         options,
         db,
         raw: { path: match.params, query, body },

@@ -36,6 +36,7 @@ const ERRORS = {
   DUPLICATE_TERM_SLUG: { status: 400, code: 'duplicate_term_slug' },
   TAXONOMY_NOT_HIERARCHICAL: { status: 400, code: 'rest_taxonomy_not_hierarchical' },
   TOO_MANY_REQUESTS: { status: 429, code: 'rest_too_many_requests' },
+  INVALID_HOST: { status: 400, code: 'rest_invalid_host' },
   DATABASE_UNAVAILABLE: { status: 503, code: 'database-unavailable' },
   INTERNAL: { status: 500, code: 'rest_internal_error' },
 } as const satisfies Record<CalendarErrorCode, { status: number; code: string }>

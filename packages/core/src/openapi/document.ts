@@ -126,6 +126,11 @@ const BODY_EXAMPLES: Record<string, Json> = {
   createTag: { name: 'free' },
 }
 
+/** The document's `servers`: the REST root of the request (or of the configured public URL). */
+export function openApiServers(urls: Urls): { url: string; description: string }[] {
+  return [{ url: urls.rest, description: 'This server.' }]
+}
+
 /** The OpenAPI 3.1 document (CONTRACT 14.2), generated from the route table and zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
@@ -209,7 +214,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
       contact: { name: 'cal-events' },
     },
     // No trailing slash: clients join it with paths that start with one.
-    servers: [{ url: urls.rest, description: 'This server.' }],
+    servers: openApiServers(urls),
     tags: DOCUMENT_TAGS,
     paths: paths as never,
     components: {

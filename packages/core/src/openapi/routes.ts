@@ -4,12 +4,14 @@ import { NAMESPACE } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
 import { CalendarError } from '../errors.js'
 import type { RouteDef } from '../http/routes.js'
-import { buildOpenApiDocument } from './document.js'
+import { buildOpenApiDocument, openApiServers } from './document.js'
 import { describeNamespace } from './root-descriptor.js'
 
 /** The root descriptor and documentation operations over the (complete) route table. */
 export function discoveryOperations(routes: () => readonly RouteDef[]) {
-  const documents = new Map<string, Record<string, unknown>>()
+  // The document depends on the route table alone, but for its `servers` URL: one copy, and
+  // each answer swaps in its own server (a copy per distinct Host grew without bound).
+  let document: Record<string, unknown> | undefined
   return {
     root: defineOperation({
       args: {
@@ -27,13 +29,8 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
     doc: defineOperation({
       args: {},
       async run(_input, ctx) {
-        // Generated once per server URL: the document only changes with the route table.
-        let document = documents.get(ctx.urls.rest)
-        if (!document) {
-          document = buildOpenApiDocument(routes(), ctx.urls, `/${NAMESPACE}`)
-          documents.set(ctx.urls.rest, document)
-        }
-        return { body: document }
+        document ??= buildOpenApiDocument(routes(), ctx.urls, `/${NAMESPACE}`)
+        return { body: { ...document, servers: openApiServers(ctx.urls) } }
       },
     }),
   }
