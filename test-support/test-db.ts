@@ -58,7 +58,7 @@ async function truncate(database: NonNullable<CalendarOptions['database']>): Pro
     return
   }
   if (!('url' in database)) throw new Error('unexpected test database')
-  const client = new pg.Client({ connectionString: database.url })
+  const client = new pg.Client({ connectionString: inCalendarSchema(database.url) })
   await client.connect()
   await client.query(statement)
   await client.end()
@@ -78,16 +78,27 @@ export async function querySql<R = Record<string, unknown>>(statement: string): 
   }
   if (!database || !('url' in database)) throw new Error('unexpected test database')
   // One small pool per worker, closed when the worker exits (connects are the slow part).
-  pools[database.url] ??= new pg.Pool({ connectionString: database.url, max: 2, allowExitOnIdle: true })
+  pools[database.url] ??= new pg.Pool({ connectionString: inCalendarSchema(database.url), max: 2, allowExitOnIdle: true })
   const result = (await pools[database.url]!.query(statement)) as pg.QueryResult | pg.QueryResult[]
   return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[]
 }
 
 const pools: Record<string, pg.Pool> = {}
 
-/** Connection URL of the worker's PostgreSQL database (migrated and emptied by freshCalendar). */
+/**
+ * Connection URL of the worker's PostgreSQL database (migrated and emptied by freshCalendar). A
+ * raw session on it finds the calendar's tables unqualified: its search_path is the calendar's
+ * schema (a calendar opened on it sets its own anyway).
+ */
 export async function workerDatabaseUrl(): Promise<string> {
   const { database } = await workerDb()
   if (!database || !('url' in database)) throw new Error('workerDatabaseUrl needs the postgres backend')
-  return database.url
+  return inCalendarSchema(database.url)
+}
+
+/** `url` with a startup option that puts the session in the calendar's default schema. */
+export function inCalendarSchema(url: string, schema = 'cal_events'): string {
+  const withOptions = new URL(url)
+  withOptions.searchParams.set('options', `-c search_path=${schema}`)
+  return withOptions.href
 }

@@ -3,6 +3,7 @@ import { calendarTypes, createCalendar, followKnownTotal } from '@cal-events/cor
 import { spawnBenchChild } from './child.js'
 import { measure, type LoadResult } from './load.js'
 import { startBareServer, type RunningServer } from './server.js'
+import { CALENDAR_SCHEMA_OPTION } from './db.js'
 
 /** A response as captured from the calendar, to be replayed by the bare server. */
 export interface CapturedResponse {
@@ -110,7 +111,7 @@ export async function sqlCeilingHere(
   follow?: typeof followKnownTotal,
 ): Promise<SqlCeiling> {
   // The calendar's own type parsers: timestamps stay text, as the calendar's pool reads them.
-  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: calendarTypes })
+  const pool = new pg.Pool({ connectionString: url, max: run.connections, types: calendarTypes, options: CALENDAR_SCHEMA_OPTION })
   const loop = async (until: number, latencies: number[] | undefined) => {
     const values = statements.map((s) => s.values)
     let n = 0

@@ -40,9 +40,12 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   }
 }
 
+/** Startup option that puts a raw session in the calendar's schema, where its tables are. */
+export const CALENDAR_SCHEMA_OPTION = '-c search_path=cal_events'
+
 /** A session on PostgreSQL. */
 export async function pgSession(url: string): Promise<SqlSession> {
-  const client = new pg.Client({ connectionString: url })
+  const client = new pg.Client({ connectionString: url, options: CALENDAR_SCHEMA_OPTION })
   await client.connect()
   return {
     async exec(sql) {
@@ -63,7 +66,10 @@ export async function openPglite(dataDir: string): Promise<PGlite> {
   return PGlite.create({ dataDir, extensions: { pg_trgm } })
 }
 
-/** A session on a PGlite instance (which serialises everything: one session is all it takes). */
+/**
+ * A session on a PGlite instance (which serialises everything: one session is all it takes). The
+ * calendar that migrated it left the session's search_path in its schema.
+ */
 export function pgliteSession(pglite: PGlite): SqlSession {
   return {
     async exec(sql) {

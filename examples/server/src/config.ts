@@ -15,6 +15,8 @@ export interface ExampleServerConfig {
   publicBaseUrl: string | undefined
   /** PostgreSQL (`DATABASE_URL`), else embedded PGlite in `CAL_DATA_DIR`. */
   database: DatabaseOptions
+  /** PostgreSQL schema of the calendar's tables (`CAL_DB_SCHEMA`, default `cal_events`). */
+  schema?: string
   /** Registered as an administrator token on start (`CAL_ADMIN_TOKEN`). */
   adminToken: string | undefined
   /** Seed the demo calendar into an empty database. */
@@ -84,6 +86,7 @@ const EnvSchema = z.object({
       .transform(Number)
       .pipe(z.number().min(1, 'expected an integer from 1 to 100').max(100, 'expected an integer from 1 to 100')),
   ),
+  CAL_DB_SCHEMA: optional(z.string().trim().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case identifier such as cal_events')),
   CAL_VARIANT: optional(z.string().trim().toUpperCase().pipe(z.enum(['A', 'B'], { error: 'expected A or B' }))),
   CAL_TIMEZONE: optional(z.string().trim().refine(isTimezone, 'expected an IANA time zone (Europe/Berlin) or UTC±h')),
   CAL_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' })),
@@ -130,7 +133,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: e.CAL_ADMIN_TOKEN,
     demo: e.CAL_DEMO ?? !e.DATABASE_URL,
     logLevel: e.CAL_LOG_LEVEL ?? 'info',
-    // Only present when on, so the usual configuration stays as it was.
+    // Only present when set, so the usual configuration stays as it was.
+    ...(e.CAL_DB_SCHEMA ? { schema: e.CAL_DB_SCHEMA } : {}),
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
   }
 }

@@ -64,6 +64,7 @@ export async function startExampleServer(
     siteTimezone: config.siteTimezone,
     publicBaseUrl: config.publicBaseUrl,
     database: config.database,
+    ...(config.schema ? { schema: config.schema } : {}),
     // Unexpected errors answer "Internal server error." on the wire; the detail goes to the log.
     onError: (err) => logger.error({ err }, 'unexpected error'),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { DEFAULT_SCHEMA } from '../src/db/schema.js'
 
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const dbName = `cal_codegen_${process.pid}`
@@ -25,6 +26,7 @@ try {
       '--dialect', 'postgres',
       '--url', url.href,
       '--out-file', outFile,
+      '--default-schema', DEFAULT_SCHEMA,
       '--exclude-pattern', 'cal_migration*',
       // Matches src/db/pg-types.ts: timestamps arrive as text, int8 as numbers.
       '--type-mapping', JSON.stringify({ timestamp: 'string', timestamptz: 'string', int8: 'number' }),

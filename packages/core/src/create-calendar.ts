@@ -114,8 +114,8 @@ export interface Calendar {
  */
 export async function createCalendar(input: CalendarOptions = {}): Promise<Calendar> {
   const options = resolveOptions(input)
-  const handle = await openDatabase(options.database, options.onQuery)
-  if (options.migrate) await migrateToLatest(handle.db)
+  const handle = await openDatabase(options.database, options.onQuery, options.schema)
+  if (options.migrate) await migrateToLatest(handle.db, options.schema)
   const db = handle.db
   const stopPruning = keepPruning(db)
   const lang = languageArgs(options)

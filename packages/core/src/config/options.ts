@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { PGlite } from '@electric-sql/pglite'
 import { isValidTimezone } from '../shared/wall-time.js'
 import { VARIANTS, type VariantConfig } from './variants.js'
+import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../db/schema.js'
 import type { Principal } from '../auth/principal.js'
 import type { CalendarRequest } from '../http/request.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
@@ -46,6 +47,11 @@ export interface CalendarOptions {
   publicBaseUrl?: string
   /** Database. Default: embedded PGlite in memory. */
   database?: DatabaseOptions
+  /**
+   * PostgreSQL schema for the calendar's tables, functions and migration records, created by the
+   * migrations; nothing else in the database is touched. Default `cal_events`.
+   */
+  schema?: string
   /** Run pending migrations on start. Default `true`. */
   migrate?: boolean
   /** Replaces the default bearer-token authenticator. */
@@ -76,6 +82,7 @@ const OptionsSchema = z.object({
   publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
   dateFilterMode: z.enum(['event-local', 'utc']).default('event-local'),
   maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+  schema: z.string().regex(SCHEMA_NAME, 'a lower-case identifier such as cal_events').default(DEFAULT_SCHEMA),
   migrate: z.boolean().default(true),
   passwordGuesses: z
     .object({
@@ -97,6 +104,7 @@ export interface ResolvedOptions {
   readonly maxBodyBytes: number
   readonly migrate: boolean
   readonly passwordGuesses: GuessLimit
+  readonly schema: string
   readonly database: DatabaseOptions
   readonly authenticate: Authenticate | undefined
   readonly onError: ((err: unknown) => void) | undefined
@@ -123,6 +131,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     maxBodyBytes: o.maxBodyBytes,
     migrate: o.migrate,
     passwordGuesses: Object.freeze({ ...o.passwordGuesses }),
+    schema: o.schema,
     database: options.database ?? ({ memory: true } as const),
     authenticate: options.authenticate,
     onError: options.onError,

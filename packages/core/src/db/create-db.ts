@@ -6,6 +6,7 @@ import type { DatabaseOptions } from '../config/options.js'
 import type { DB } from './generated.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
+import { DEFAULT_SCHEMA, useSchema } from './schema.js'
 
 /** An open database: the typed Kysely instance and how to release it. */
 export interface DatabaseHandle {
@@ -21,15 +22,19 @@ function logger(onQuery: QueryListener) {
   return (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis, event.query.parameters)
 }
 
-/** Opens the configured database: a pg pool, or embedded PGlite behind the same dialect. */
-export async function openDatabase(options: DatabaseOptions, onQuery?: QueryListener): Promise<DatabaseHandle> {
-  if ('url' in options) return openPostgres(options, onQuery)
-  return openPglite(options, onQuery)
+/**
+ * Opens the configured database: a pg pool, or embedded PGlite behind the same dialect. Every
+ * connection works in `schema` (its search_path), where the migrations put the calendar's objects.
+ */
+export async function openDatabase(options: DatabaseOptions, onQuery?: QueryListener, schema = DEFAULT_SCHEMA): Promise<DatabaseHandle> {
+  if ('url' in options) return openPostgres(options, onQuery, schema)
+  return openPglite(options, onQuery, schema)
 }
 
 function openPostgres(
   options: Extract<DatabaseOptions, { url: string }>,
   onQuery: QueryListener,
+  schema: string,
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -46,7 +51,10 @@ function openPostgres(
   // fails on its own and answers 503; the broken client is dropped when it is released.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
-  const dialect = new PostgresDialect({ pool: options.preparedStatements === false ? pool : preparingPool(pool) })
+  const dialect = new PostgresDialect({
+    pool: options.preparedStatements === false ? pool : preparingPool(pool),
+    onCreateConnection: useSchema(schema),
+  })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return { db, kind: 'postgres', close: () => db.destroy() }
 }
@@ -54,6 +62,7 @@ function openPostgres(
 async function openPglite(
   options: Exclude<DatabaseOptions, { url: string }>,
   onQuery: QueryListener,
+  schema: string,
 ): Promise<DatabaseHandle> {
   const [{ PGlite }, { pg_trgm }, { createPgConfig }] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -81,7 +90,9 @@ async function openPglite(
   // PGlite's node-postgres adapter types do not line up with @types/pg; the shape is right.
   const config = createPgConfig(instance) as any
   const pool = new pg.Pool({ ...config, types: calendarTypes })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logger(onQuery) })
+  // PGlite has one session: with an instance the host passed in, the host's own unqualified
+  // names resolve in the calendar's schema too (README, "Embedding").
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: useSchema(schema) }), log: logger(onQuery) })
   return {
     db,
     kind: 'pglite',

@@ -1,20 +1,131 @@
-import { Migrator, type Kysely } from 'kysely'
-import { migrationProvider } from './migrations/index.js'
+import { CompiledQuery, sql, type Kysely, type Migration, type Transaction } from 'kysely'
+import { MIGRATIONS } from './migrations/index.js'
+import { DEFAULT_SCHEMA, SET_SEARCH_PATH } from './schema.js'
 
-/** Applies every pending migration; throws with the failing migration's error. */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  // Numbers are handed out ahead of time to work landing in any order: a database that already ran
-  // 0010 must still accept a later-landed 0007 instead of calling its history corrupted.
-  const migrator = new Migrator({
-    db,
-    provider: migrationProvider,
-    migrationTableName: 'cal_migrations',
-    migrationLockTableName: 'cal_migrations_lock',
-    allowUnorderedMigrations: true,
-  })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error instanceof Error ? error.message : error)}`, { cause: error })
+/** Bookkeeping table, one row per applied migration (the layout Kysely's Migrator used). */
+const RECORDS = 'cal_migrations'
+
+/** What one migration run did. */
+export interface MigrationReport {
+  /** Migrations applied by this run, in order. */
+  readonly applied: readonly string[]
+  /** True when this run moved an earlier version's tables from `public` into the schema. */
+  readonly adopted: boolean
+}
+
+/**
+ * Applies every pending migration inside the calendar's schema, all in one transaction: a failure
+ * anywhere leaves the database as it was (no schema, no bookkeeping table, no half a migration),
+ * and the next start retries cleanly. Instances starting together wait for each other.
+ */
+export async function migrateToLatest(
+  db: Kysely<any>,
+  schema: string = DEFAULT_SCHEMA,
+  migrations: Record<string, Migration> = MIGRATIONS,
+): Promise<MigrationReport> {
+  let current: string | undefined
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`cal-events migrate ${schema}`}))`.execute(trx)
+      // Created only when missing: a role without CREATE on the database can use a schema a DBA made.
+      const { rows } = await sql<{ present: boolean }>`select to_regnamespace(${quoted(schema)}) is not null as present`.execute(trx)
+      if (!rows[0]!.present) await sql`create schema ${sql.id(schema)}`.execute(trx)
+      await trx.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, true]))
+      const adopted = await adoptPublicLayout(trx, schema)
+      const records = sql.id(schema, RECORDS)
+      await sql`create table if not exists ${records} (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx)
+      const done = new Set((await sql<{ name: string }>`select name from ${records}`.execute(trx)).rows.map((r) => r.name))
+      const unknown = [...done].filter((name) => !(name in migrations))
+      if (unknown.length > 0) {
+        throw new Error(`the schema "${schema}" has migrations this version does not know (${unknown.join(', ')}); a newer version migrated it`)
+      }
+      const applied: string[] = []
+      // Numbers are handed out ahead of time to work landing in any order: a database that already
+      // ran 0010 still takes a later-landed 0007 instead of calling its history corrupted.
+      for (const name of Object.keys(migrations).sort()) {
+        if (done.has(name)) continue
+        current = name
+        await migrations[name]!.up(trx)
+        await sql`insert into ${records} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx)
+        applied.push(name)
+      }
+      current = undefined
+      if (applied.length > 0 || adopted) await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
+      return { applied, adopted }
+    })
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err)
+    const what = current ? `Migration ${current} failed` : `Could not migrate the calendar schema "${schema}"`
+    throw new Error(`${what}: ${reason}`, { cause: err })
   }
+}
+
+// Trigger functions also fire for writes from other sessions (a host's SQL on `cal_events.events`),
+// whose search_path could lead `update terms` to the host's own `terms`. Each trigger function of
+// the schema keeps the search_path of the migration (the calendar's schema first); after every run,
+// so functions of later migrations are covered too. pg_trgm's own functions are left alone.
+const PIN_TRIGGER_FUNCTIONS = `do $$
+declare fn regprocedure;
+begin
+  for fn in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = current_schema()::regnamespace and p.prorettype = 'trigger'::regtype
+       and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+  loop
+    execute format('alter function %s set search_path from current', fn);
+  end loop;
+end $$`
+
+function quoted(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`
+}
+
+// Versions before schema isolation created these in `public` (migrations 0001-0004, and 0007 and 0010 on
+// development builds between the two).
+const LEGACY_TABLES = [
+  'users', 'api_tokens', 'images', 'venues', 'organizers', 'events', 'event_organizers', 'terms', 'event_terms',
+  'cal_changes', 'cal_change_horizon', RECORDS,
+]
+const LEGACY_SEQUENCES = ['post_id_seq']
+const LEGACY_FUNCTIONS = [
+  'cal_event_terms_count()',
+  'cal_event_status_count()',
+  'cal_event_delete_count()',
+  'cal_image_json(integer)',
+  'cal_venue_json(integer)',
+  'cal_event_organizers_json(integer)',
+  'cal_event_terms_json(integer)',
+  'cal_event_relations(integer[])',
+  'cal_record_change()',
+  'cal_changed_since(pg_snapshot)',
+  'cal_prune_changes(timestamptz)',
+  'cal_event_revision()',
+]
+
+/**
+ * Upgrade path from the layout of earlier versions: when `public` holds the calendar's migration
+ * records and the schema holds none, the calendar's tables (with their indexes, constraints,
+ * triggers and owned sequences), its shared id sequence and its functions move into the schema,
+ * data and ids intact. Other objects in `public` (the host's, the pg_trgm extension) stay.
+ */
+async function adoptPublicLayout(trx: Transaction<any>, schema: string): Promise<boolean> {
+  if (schema === 'public') return false
+  const { rows } = await sql<{ legacy: boolean }>`select to_regclass(${`${quoted(schema)}.${RECORDS}`}) is null
+      and to_regclass(${`public.${RECORDS}`}) is not null as legacy`.execute(trx)
+  if (!rows[0]!.legacy) return false
+  const target = sql.id(schema)
+  const present = async (kind: 'regclass' | 'regprocedure', name: string) =>
+    (await sql<{ ok: boolean }>`select ${sql.raw(kind === 'regclass' ? 'to_regclass' : 'to_regprocedure')}(${`public.${name}`}) is not null as ok`.execute(trx)).rows[0]!.ok
+  for (const table of LEGACY_TABLES) {
+    if (await present('regclass', table)) await sql`alter table ${sql.id('public', table)} set schema ${target}`.execute(trx)
+  }
+  for (const sequence of LEGACY_SEQUENCES) {
+    if (await present('regclass', sequence)) await sql`alter sequence ${sql.id('public', sequence)} set schema ${target}`.execute(trx)
+  }
+  for (const fn of LEGACY_FUNCTIONS) {
+    if (await present('regprocedure', fn)) await sql`alter function ${sql.raw(`public.${fn}`)} set schema ${target}`.execute(trx)
+  }
+  // Kysely's Migrator kept a lock row here; the runner above locks with an advisory lock instead.
+  await sql`drop table if exists ${sql.id('public', `${RECORDS}_lock`)}`.execute(trx)
+  return true
 }

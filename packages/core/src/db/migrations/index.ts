@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely'
+import type { Migration } from 'kysely'
 import { initialSchema } from './0001-initial-schema.js'
 import { eventOrigin } from './0002-event-origin.js'
 import { listPerformance } from './0003-list-performance.js'
@@ -6,20 +6,14 @@ import { pageRelations } from './0004-page-relations.js'
 import { changeLog } from './0007-change-log.js'
 import { eventRevision } from './0010-event-revision.js'
 
-// Listed in code, not read from a folder, so the migrations survive bundling. Kysely runs them in
-// name order; keep the entries sorted by name.
-const MIGRATIONS: Record<string, Migration> = {
+// Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
+// the pending ones in name order; keep the entries sorted by name.
+/** Every migration of the calendar by name; the same set for PostgreSQL and PGlite. */
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-event-origin': eventOrigin,
   '0003-list-performance': listPerformance,
   '0004-page-relations': pageRelations,
   '0007-change-log': changeLog,
   '0010-event-revision': eventRevision,
-}
-
-/** Kysely migration provider over the ordered, in-code migration list. */
-export const migrationProvider: MigrationProvider = {
-  async getMigrations() {
-    return MIGRATIONS
-  },
 }
