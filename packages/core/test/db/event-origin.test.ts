@@ -23,7 +23,7 @@ describe(`events: origin_uid and getByOrigin (${BACKEND})`, () => {
 
   it('adds a partial unique index on (language, origin_uid)', async () => {
     const [index] = await querySql<{ indexdef: string }>(`select indexdef from pg_indexes where indexname = 'events_origin_uid'`)
-    expect(index?.indexdef).toMatch(/^CREATE UNIQUE INDEX events_origin_uid ON (public\.)?events USING btree \(language, origin_uid\) WHERE \(origin_uid IS NOT NULL\)$/)
+    expect(index?.indexdef).toMatch(/^CREATE UNIQUE INDEX events_origin_uid ON (public\.|cal_events\.)?events USING btree \(language, origin_uid\) WHERE \(origin_uid IS NOT NULL\)$/)
   })
 
   it('stores the origin, shows it after the global id in global_id_lineage and finds the event by it', async () => {
