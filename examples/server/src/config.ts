@@ -23,6 +23,16 @@ export interface ExampleServerConfig {
   demo: boolean
   /** Request log level (`CAL_LOG_LEVEL`, default `info`; `silent` turns logging off). */
   logLevel: (typeof LOG_LEVELS)[number]
+  /** Express `trust proxy` (`CAL_TRUST_PROXY`): whose `X-Forwarded-Proto`/`-Host`/`-For` count. Default off. */
+  trustProxy?: boolean | number | string
+  /** Serve Prometheus metrics at `GET /metrics` (`CAL_METRICS=1`). */
+  metrics?: boolean
+  /** Compress responses of 1 KB and more for clients that accept it (`CAL_COMPRESSION`, default on). */
+  compression?: boolean
+  /** Apply pending migrations on start (`CAL_MIGRATE_ON_START`, default on). */
+  migrateOnStart?: boolean
+  /** How long a start waits for PostgreSQL to come up (`CAL_DB_WAIT_SECONDS`, default 10). */
+  dbWaitMs?: number
   /** Serve `GET /__stats` (SQL statements, requests, RSS) for the benchmark (`CAL_BENCH_STATS=1`). */
   benchStats?: boolean
 }
@@ -98,6 +108,24 @@ const EnvSchema = z.object({
       .regex(/^\S+$/, 'must not contain spaces'),
   ),
   CAL_DEMO: optional(flag),
+  CAL_TRUST_PROXY: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[\w.:/, -]+$/, 'expected true, false, a hop count, loopback, or addresses/CIDRs separated by commas')
+      .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
+  ),
+  CAL_METRICS: optional(flag),
+  CAL_COMPRESSION: optional(flag),
+  CAL_MIGRATE_ON_START: optional(flag),
+  CAL_DB_WAIT_SECONDS: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'expected a whole number of seconds from 0 to 600')
+      .transform(Number)
+      .pipe(z.number().max(600, 'expected a whole number of seconds from 0 to 600')),
+  ),
   CAL_BENCH_STATS: optional(flag),
   CAL_LOG_LEVEL: optional(z.enum(LOG_LEVELS)),
   // Set by pnpm to the directory `pnpm start` was typed in; relative CAL_DATA_DIR values use it.
@@ -121,7 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : resolve(e.INIT_CWD ?? process.cwd(), e.CAL_DATA_DIR)
     : DEFAULT_DATA_DIR
   const database: DatabaseOptions = e.DATABASE_URL
-    ? { url: e.DATABASE_URL, poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize() }
+    ? { url: e.DATABASE_URL, poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize(), startupWaitMs: (e.CAL_DB_WAIT_SECONDS ?? 10) * 1000 }
     : { dataDir }
   return {
     port: e.PORT ?? 3000,
@@ -135,6 +163,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.CAL_LOG_LEVEL ?? 'info',
     // Only present when set, so the usual configuration stays as it was.
     ...(e.CAL_DB_SCHEMA ? { schema: e.CAL_DB_SCHEMA } : {}),
+    ...(e.CAL_TRUST_PROXY !== undefined && e.CAL_TRUST_PROXY !== false ? { trustProxy: e.CAL_TRUST_PROXY } : {}),
+    ...(e.CAL_METRICS ? { metrics: true } : {}),
+    ...(e.CAL_COMPRESSION === false ? { compression: false } : {}),
+    ...(e.CAL_MIGRATE_ON_START === false ? { migrateOnStart: false } : {}),
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
   }
 }

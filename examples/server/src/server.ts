@@ -1,12 +1,14 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import compression from 'compression'
 import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
-import { createCalendarRouter } from '@cal-events/http-express'
+import { createCalendarRouter, createHealthRouter } from '@cal-events/http-express'
 import type { DestinationStream } from 'pino'
 import type { ExampleServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
+import { createMetrics } from './metrics.js'
 
 /** A running example server. */
 export interface ExampleServer {
@@ -26,10 +28,18 @@ export interface ExampleServer {
 /** How long `close()` waits for in-flight requests before cutting their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
-/** The administrator token: `CAL_ADMIN_TOKEN`, else a new one when no administrator token exists. */
+const ADMIN_TOKEN_NAME = 'CAL_ADMIN_TOKEN'
+
+/**
+ * The administrator token: `CAL_ADMIN_TOKEN` (a changed value revokes the one it replaces), else a
+ * new one when no administrator token exists.
+ */
 async function ensureAdminToken(calendar: Calendar, configured: string | undefined): Promise<string | undefined> {
   if (configured) {
-    await calendar.tokens.register(configured, { role: 'administrator', login: 'admin', name: 'CAL_ADMIN_TOKEN' })
+    const current = await calendar.tokens.register(configured, { role: 'administrator', login: 'admin', name: ADMIN_TOKEN_NAME })
+    for (const token of await calendar.tokens.list()) {
+      if (token.name === ADMIN_TOKEN_NAME && token.id !== current.id && token.revokedUtc === null) await calendar.tokens.revoke(token.id)
+    }
     return undefined
   }
   if (await calendar.tokens.hasAdmin()) return undefined
@@ -65,20 +75,38 @@ export async function startExampleServer(
     publicBaseUrl: config.publicBaseUrl,
     database: config.database,
     ...(config.schema ? { schema: config.schema } : {}),
+    migrate: config.migrateOnStart ?? true,
     // Unexpected errors answer "Internal server error." on the wire; the detail goes to the log.
     onError: (err) => logger.error({ err }, 'unexpected error'),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
   })
+  if (config.migrateOnStart === false) {
+    const { pendingMigrations } = await calendar.health(10_000)
+    if (pendingMigrations.length > 0) {
+      await calendar.close()
+      const schema = config.schema ?? 'cal_events'
+      throw new Error(`The schema ${schema} lacks ${pendingMigrations.length} migration(s) (${pendingMigrations.join(', ')}): run the migrate command first.`)
+    }
+  }
   let server: Server
   let generatedAdminToken: string | undefined
   let demo: DemoSummary | undefined
+  // Not ready while the token and the demo data are being set up, nor once shutdown began.
+  let serving = false
+  let closing: Promise<void> | undefined
   try {
-    generatedAdminToken = await ensureAdminToken(calendar, config.adminToken)
-    if (config.demo && (await isCalendarEmpty(calendar))) demo = await seedDemoData(calendar)
-
     const app = express()
     app.disable('x-powered-by')
+    if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy)
     if (logger.level !== 'silent') app.use(requestLogger(logger))
+    if (config.metrics) {
+      const metrics = createMetrics(calendar, ['/healthz', '/readyz', '/metrics'])
+      app.use(metrics.middleware)
+      app.get('/metrics', async (_req, res) => {
+        res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
+      })
+    }
+    app.use(createHealthRouter(calendar, { ready: () => serving && !closing }))
     if (config.benchStats) {
       app.get('/__stats', (_req, res) => {
         res.json({ ...stats, rss: process.memoryUsage.rss() })
@@ -88,8 +116,19 @@ export async function startExampleServer(
         next()
       })
     }
+    // Large lists shrink to a fifth or less; bodies under 1 KB are not worth the CPU.
+    if (config.compression ?? true) app.use(compression({ threshold: 1024 }))
     app.use(createCalendarRouter(calendar))
+    // The port first: a start that cannot listen must not spend the one-time administrator token.
     server = await listen(app, config.port, config.host)
+    try {
+      generatedAdminToken = await ensureAdminToken(calendar, config.adminToken)
+      if (config.demo && (await isCalendarEmpty(calendar))) demo = await seedDemoData(calendar)
+    } catch (err) {
+      await new Promise((resolve) => server.close(resolve))
+      throw err
+    }
+    serving = true
   } catch (err) {
     await calendar.close()
     throw err
@@ -97,7 +136,6 @@ export async function startExampleServer(
 
   const { port } = server.address() as AddressInfo
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  let closing: Promise<void> | undefined
   // During shutdown a keep-alive connection is closed as soon as its last response is sent.
   server.on('request', (_req, res) => {
     res.on('finish', () => {

@@ -25,7 +25,7 @@ describe('example server configuration', () => {
     expect([defaultPoolSize(1), defaultPoolSize(2), defaultPoolSize(64)]).toEqual([4, 6, 100])
     expect(loadConfig({ DATABASE_URL: url, CAL_DEMO: '1' }).demo).toBe(true)
     expect(loadConfig({ CAL_DEMO: '0' }).demo).toBe(false)
-    expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOL_SIZE: '16' }).database).toEqual({ url, poolSize: 16 })
+    expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOL_SIZE: '16' }).database).toEqual({ url, poolSize: 16, startupWaitMs: 10_000 })
   })
 
   it('reads every variable and treats empty values as unset', () => {

@@ -5,8 +5,10 @@ import { SYSTEM_PRINCIPAL, type Principal, type Role } from './auth/principal.js
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
 import { keepPruning } from './changes/change-log.js'
-import { openDatabase } from './db/create-db.js'
-import { migrateToLatest } from './db/migrate.js'
+import { waitForDatabase } from './db/connect.js'
+import { openDatabase, type DatabaseHandle } from './db/create-db.js'
+import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
+import { migrateToLatest, type MigrationReport } from './db/migrate.js'
 import { activeLanguage, createDispatcher } from './http/dispatch.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
@@ -100,8 +102,41 @@ export interface Calendar {
     revoke(idOrPrefix: number | string): Promise<boolean>
     hasAdmin(): Promise<boolean>
   }
+  /**
+   * Readiness: whether the database answers (within `timeoutMs`, default 2 s) and every migration
+   * is applied, plus pool usage. Never throws; for `/readyz` probes and metrics.
+   */
+  health(timeoutMs?: number): Promise<HealthReport>
+  /** Connections of the PostgreSQL pool right now (`undefined` for PGlite); no database round trip. */
+  poolStats(): PoolStats | undefined
   /** Releases the database. */
   close(): Promise<void>
+}
+
+/** Opens the database, checks that it answers (a clear error if not) and optionally migrates it. */
+async function openReady(options: ResolvedOptions, migrate: boolean): Promise<DatabaseHandle & { report?: MigrationReport }> {
+  const handle = await openDatabase(options.database, options.onQuery, options.schema)
+  try {
+    if ('url' in options.database) await waitForDatabase(handle.db, options.database.url, options.database.startupWaitMs ?? 0)
+    const report = migrate ? await migrateToLatest(handle.db, options.schema) : undefined
+    return { ...handle, report }
+  } catch (err) {
+    await handle.close().catch(() => {})
+    throw err
+  }
+}
+
+/**
+ * Applies pending migrations and closes the database again: for deployments that migrate once
+ * before starting instances with `migrate: false`.
+ *
+ * @example
+ * const { applied } = await migrateCalendar({ database: { url: process.env.DATABASE_URL! } })
+ */
+export async function migrateCalendar(input: CalendarOptions = {}): Promise<MigrationReport> {
+  const handle = await openReady(resolveOptions(input), true)
+  await handle.close()
+  return handle.report!
 }
 
 /**
@@ -114,8 +149,7 @@ export interface Calendar {
  */
 export async function createCalendar(input: CalendarOptions = {}): Promise<Calendar> {
   const options = resolveOptions(input)
-  const handle = await openDatabase(options.database, options.onQuery, options.schema)
-  if (options.migrate) await migrateToLatest(handle.db, options.schema)
+  const handle = await openReady(options, options.migrate)
   const db = handle.db
   const stopPruning = keepPruning(db)
   const lang = languageArgs(options)
@@ -218,6 +252,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       revoke: (idOrPrefix) => revokeToken(db, idOrPrefix),
       hasAdmin: () => hasAdminToken(db),
     },
+    health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats),
+    poolStats: () => handle.poolStats?.(),
     close: () => {
       stopPruning()
       return handle.close()

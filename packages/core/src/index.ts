@@ -1,4 +1,6 @@
-export { createCalendar } from './create-calendar.js'
+export { createCalendar, migrateCalendar } from './create-calendar.js'
+export type { HealthReport, PoolStats } from './db/health.js'
+export type { MigrationReport } from './db/migrate.js'
 export type { Calendar, CallOptions, EventResourceApi, PostResourceApi, TermResourceApi } from './create-calendar.js'
 export type { CalendarOptions, DatabaseOptions, Authenticate, ResolvedOptions } from './config/options.js'
 export type { CalendarRequest, CalendarResponse } from './http/request.js'

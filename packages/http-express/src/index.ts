@@ -5,7 +5,7 @@ import { CalendarError, NAMESPACE, type Calendar, type CalendarResponse } from '
 
 /** Options of the Express adapter. */
 export interface CalendarRouterOptions {
-  /** Trust `X-Forwarded-*` for the origin of `rest_url`s. Default: Express's `trust proxy` setting. */
+  /** The origin of `rest_url`s. Default: protocol and host of the request, `X-Forwarded-Proto`/`-Host` honoured per Express's `trust proxy`. */
   origin?: (req: Request) => string
 }
 
@@ -71,7 +71,9 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       query: queryStart === -1 ? '' : url.slice(queryStart + 1),
       headers: req.headers,
       body: req.body,
-      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.get('host') ?? 'localhost'}`,
+      // req.protocol and req.host read X-Forwarded-Proto and X-Forwarded-Host only when the app's
+      // `trust proxy` setting trusts the peer; otherwise a client could forge the links.
+      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.host || 'localhost'}`,
       client: req.ip ?? req.socket.remoteAddress ?? '',
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
       native: req,
@@ -93,6 +95,37 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
             ? new CalendarError('INVALID_JSON', 'The request body could not be read.')
             : err
     send(req, res, calendar.toErrorResponse(mapped))
+  })
+  return router
+}
+
+/** Options of the health router. */
+export interface HealthRouterOptions {
+  /** How long `/readyz` waits for the database. Default 2000 ms. */
+  timeoutMs?: number
+  /** The host's own readiness on top of the database's (false while starting or draining). */
+  ready?: () => boolean
+}
+
+/**
+ * Probes for orchestrators and load balancers: `GET /healthz` answers 200 while the process serves
+ * requests (liveness, never touches the database); `GET /readyz` answers 200 when the database
+ * answers and every migration is applied, else 503, with the calendar's health report as JSON.
+ *
+ * @example
+ * app.use(createHealthRouter(calendar))
+ */
+export function createHealthRouter(calendar: Calendar, options: HealthRouterOptions = {}): Router {
+  const router = Router()
+  router.get('/healthz', (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' })
+  })
+  router.get('/readyz', async (_req: Request, res: Response) => {
+    const host = options.ready ? options.ready() : true
+    // The error text stays out of the body: it can name internal hosts.
+    const { error: _error, ...health } = await calendar.health(options.timeoutMs)
+    const ready = host && health.ready
+    res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ ...health, ready, serving: host })
   })
   return router
 }

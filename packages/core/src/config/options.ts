@@ -17,6 +17,8 @@ export type DatabaseOptions =
       statementTimeoutMs?: number
       /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
       preparedStatements?: boolean
+      /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
+      startupWaitMs?: number
     }
   /** Embedded PGlite persisted in a directory (guarded against a second process). */
   | { dataDir: string }

@@ -7,11 +7,14 @@ import type { DB } from './generated.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, useSchema } from './schema.js'
+import type { PoolStats } from './health.js'
 
 /** An open database: the typed Kysely instance and how to release it. */
 export interface DatabaseHandle {
   readonly db: Kysely<DB>
   readonly kind: 'postgres' | 'pglite'
+  /** Connections of the PostgreSQL pool (PGlite has one session). */
+  readonly poolStats?: () => PoolStats
   close(): Promise<void>
 }
 
@@ -56,7 +59,12 @@ function openPostgres(
     onCreateConnection: useSchema(schema),
   })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
-  return { db, kind: 'postgres', close: () => db.destroy() }
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  }
 }
 
 async function openPglite(

@@ -1,0 +1,34 @@
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { migrateCalendar } from '@cal-events/core'
+import { ConfigError, loadConfig } from './config.js'
+
+/**
+ * `migrate`: applies pending migrations with the server's database settings and exits, for
+ * deployments that migrate once before starting instances with CAL_MIGRATE_ON_START=0.
+ * Returns the exit code; prints what it did.
+ */
+export async function runMigrate(env: Record<string, string | undefined> = process.env, log = console.log): Promise<number> {
+  try {
+    const config = loadConfig(env)
+    const report = await migrateCalendar({ database: config.database, ...(config.schema ? { schema: config.schema } : {}) })
+    const schema = config.schema ?? 'cal_events'
+    if (report.adopted) log(`Moved the calendar's tables from public into the schema ${schema}.`)
+    log(report.applied.length === 0 ? `Schema ${schema} is up to date.` : `Applied ${report.applied.length} migration(s) to ${schema}: ${report.applied.join(', ')}.`)
+    return 0
+  } catch (err) {
+    console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err))
+    return 1
+  }
+}
+
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+if (isEntryPoint()) {
+  process.exitCode = await runMigrate()
+}

@@ -1,0 +1,52 @@
+import { sql, type Kysely } from 'kysely'
+import { MIGRATIONS } from './migrations/index.js'
+
+/** What `calendar.health()` tells a readiness probe. */
+export interface HealthReport {
+  /** The database answers and every migration of this version is applied. */
+  readonly ready: boolean
+  readonly database: 'up' | 'down'
+  /** Migrations of this version not applied yet (empty when the database is down: unknown). */
+  readonly pendingMigrations: readonly string[]
+  /** Connections of the PostgreSQL pool (absent for PGlite). */
+  readonly pool?: PoolStats
+  /** Why the database counts as down. */
+  readonly error?: string
+}
+
+/** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */
+export interface PoolStats {
+  readonly total: number
+  readonly idle: number
+  readonly waiting: number
+}
+
+// The schema or the records table missing: up, with everything pending.
+const NOT_MIGRATED = new Set(['42P01', '3F000'])
+
+/** Asks the database for the applied migrations, within `timeoutMs`. Never throws. */
+export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats): Promise<HealthReport> {
+  const stats = pool ? { pool: pool() } : {}
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    })
+    const applied = await Promise.race([
+      sql<{ name: string }>`select name from ${sql.id(schema, 'cal_migrations')}`
+        .execute(db)
+        .then((r) => new Set(r.rows.map((row) => row.name)))
+        .catch((err: { code?: string }) => {
+          if (NOT_MIGRATED.has(err.code ?? '')) return new Set<string>()
+          throw err
+        }),
+      timeout,
+    ])
+    const pendingMigrations = Object.keys(MIGRATIONS).filter((name) => !applied.has(name)).sort()
+    return { ready: pendingMigrations.length === 0, database: 'up', pendingMigrations, ...stats }
+  } catch (err) {
+    return { ready: false, database: 'down', pendingMigrations: [], ...stats, error: err instanceof Error ? err.message : String(err) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
