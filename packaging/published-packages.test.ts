@@ -195,16 +195,13 @@ describe('published packages', () => {
     await database.create()
     work = mkdtempSync(join(tmpdir(), 'cal-events-packaging-'))
     mkdirSync(join(work, 'tarballs'))
-    await withPackLock(() =>
-      Promise.all(
-        PACKAGES.map(async (pkg) => {
-          // prepack runs tsup, so the tarball always holds a fresh build. The two builds are
-          // independent (the workspace resolves @cal-events/core to its sources).
-          const { stdout } = await run('pnpm', ['pack', '--pack-destination', join(work, 'tarballs')], { cwd: pkg.dir, maxBuffer: 16 << 20 })
-          tarballs[pkg.name] = stdout.trim().split('\n').pop()!.trim()
-        }),
-      ),
-    )
+    // Exactly as the README tells users to install: the root `pnpm pack` script (scripts/pack.sh),
+    // which packs both packages (prepack runs tsup, so each tarball holds a fresh build).
+    await withPackLock(async () => {
+      const { stdout } = await run('bash', [join(ROOT, 'scripts', 'pack.sh'), join(work, 'tarballs')], { cwd: ROOT, maxBuffer: 16 << 20 })
+      const packed = stdout.trim().split('\n').map((line) => line.trim())
+      for (const pkg of PACKAGES) tarballs[pkg.name] = packed.find((file) => file.includes(pkg.name.replace('@', '').replace('/', '-')))!
+    })
     // The outside app: a directory under the system temp dir, nowhere near the workspace.
     app = join(work, 'outside-app')
     mkdirSync(app)
@@ -238,7 +235,7 @@ describe('published packages', () => {
     for (const pkg of PACKAGES) {
       const tarball = tarballs[pkg.name]!
       expect(await tarEntries(tarball)).toEqual(
-        ['README.md', 'dist/index.cjs', 'dist/index.cjs.map', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.js.map', 'package.json'].map(
+        ['LICENSE', 'README.md', 'dist/index.cjs', 'dist/index.cjs.map', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.js.map', 'package.json'].map(
           (f) => `package/${f}`,
         ),
       )

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process'
 import net from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -201,5 +203,27 @@ describe('example server in production', () => {
       clearTimeout(timer)
       await new Promise((resolve) => forwarder.close(resolve))
     }
+  })
+
+  it('the pnpm-free start command of the README serves, and Ctrl-C (SIGINT) stops it cleanly with exit code 0', { timeout: 90_000 }, async () => {
+    // From the repository root, as the README gives it.
+    const rootDir = fileURLToPath(new URL('../../../', import.meta.url))
+    const child = spawn('node_modules/.bin/tsx', ['--conditions=source', 'examples/server/src/main.ts'], {
+      cwd: rootDir,
+      env: { ...process.env, ...env, CAL_ADMIN_TOKEN: TOKEN_B, CAL_LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    const deadline = Date.now() + 60_000
+    while (!/listening at (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100))
+    const url = /listening at (\S+)/.exec(out)?.[1]
+    expect(url, out).toBeDefined()
+    expect((await get(`${url}/events`)).status).toBe(200)
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
+    expect(out).toContain('Stopped.')
   })
 })
