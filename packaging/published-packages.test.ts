@@ -195,7 +195,7 @@ describe('published packages', () => {
     await database.create()
     work = mkdtempSync(join(tmpdir(), 'cal-events-packaging-'))
     mkdirSync(join(work, 'tarballs'))
-    // Exactly as the README tells users to install: the root `pnpm pack` script (scripts/pack.sh),
+    // Exactly as the README tells users to install: the root `pnpm tarballs` script (scripts/pack.sh),
     // which packs both packages (prepack runs tsup, so each tarball holds a fresh build).
     await withPackLock(async () => {
       const { stdout } = await run('bash', [join(ROOT, 'scripts', 'pack.sh'), join(work, 'tarballs')], { cwd: ROOT, maxBuffer: 16 << 20 })
