@@ -123,7 +123,7 @@ describe('example server in production', () => {
       }
       expect((await links(plain, forwarded)).rest).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cal\/events\/v1\/events\//)
       expect((await links(trusting, forwarded)).rest).toMatch(/^https:\/\/cal\.example\.org\/cal\/events\/v1\/events\//)
-      // The request comes to the same host as the public URL: its scheme wins.
+      // A configured public URL is the root of every link.
       expect((await links(publicUrl)).rest).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/cal\/events\/v1\/events\//)
     } finally {
       await Promise.all([plain.close(), trusting.close(), publicUrl.close()])
