@@ -17,9 +17,10 @@ import { sql, type Kysely, type Migration } from 'kysely'
 //   only, `events` for anything else. New columns count as `events` until listed here.
 const TRACKED = ['events', 'venues', 'organizers', 'terms', 'event_terms', 'event_organizers', 'images', 'users']
 const EVENT_SEARCH_COLUMNS = ['title', 'excerpt', 'description']
+// `revision` (migration 0010) changes with every update, whatever else did.
 const EVENT_CONTENT_COLUMNS = [
-  'all_day', 'cost_position', 'cost_symbol', 'cost_values', 'date_floating', 'image_id', 'modified_utc', 'origin_uid', 'show_map',
-  'show_map_link', 'slug', 'sticky', 'timezone', 'translation_group', 'website',
+  'all_day', 'cost_position', 'cost_symbol', 'cost_values', 'date_floating', 'image_id', 'modified_utc', 'origin_uid', 'revision',
+  'show_map', 'show_map_link', 'slug', 'sticky', 'timezone', 'translation_group', 'website',
 ]
 const columnArray = (columns: string[]) => `array[${columns.map((c) => `'${c}'`).join(', ')}]::text[]`
 const LISTED = (row: string) => `(to_jsonb(${row}) - ${columnArray([...EVENT_SEARCH_COLUMNS, ...EVENT_CONTENT_COLUMNS])})`
