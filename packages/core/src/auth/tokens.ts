@@ -123,22 +123,54 @@ export async function hasAdminToken(db: Kysely<DB>): Promise<boolean> {
   return row !== undefined
 }
 
-/** Resolves an `Authorization` header: no header → anonymous; a bad or unknown token → 401. */
+/**
+ * Resolves an `Authorization` header: no header → anonymous; `Bearer <token>`, or WordPress
+ * application-password style `Basic base64(login:token)` naming the token owner's login; anything
+ * else, or a bad, unknown or revoked token → 401.
+ */
 export async function authenticateBearer(db: Kysely<DB>, header: string | undefined): Promise<Principal | null> {
   if (header === undefined || header.trim() === '') return null
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-  if (!match) throw invalidToken()
-  const token = match[1]!
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (bearer) return resolveToken(db, bearer[1]!, undefined)
+  const basic = /^Basic\s+(\S+)\s*$/i.exec(header)
+  if (!basic) throw invalidToken()
+  const credentials = decodeBasic(basic[1]!)
+  if (!credentials) throw invalidToken()
+  return resolveToken(db, credentials.token, credentials.login)
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** `login:token` from a Basic credential, or `undefined` for bad base64, bad UTF-8 or an empty part. */
+function decodeBasic(encoded: string): { login: string; token: string } | undefined {
+  // Buffer.from() would silently skip invalid characters; a credential must decode exactly.
+  if (!BASE64.test(encoded)) return undefined
+  let text: string
+  try {
+    text = utf8.decode(Buffer.from(encoded, 'base64'))
+  } catch {
+    return undefined
+  }
+  const colon = text.indexOf(':')
+  if (colon <= 0 || colon === text.length - 1) return undefined
+  return { login: text.slice(0, colon), token: text.slice(colon + 1) }
+}
+
+async function resolveToken(db: Kysely<DB>, token: string, login: string | undefined): Promise<Principal> {
   const row = await db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 'u.id', 'u.role'])
+    .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 'u.id', 'u.role', 'u.login'])
     .where('t.prefix', '=', lookupKey(token))
     .executeTakeFirst()
   const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
   const actual = Buffer.from(sha256(token), 'hex')
   const same = timingSafeEqual(expected, actual)
-  if (!row || !same || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
+  // The login is compared as a digest too, so its length does not shape the timing.
+  const sameLogin =
+    login === undefined || timingSafeEqual(Buffer.from(sha256(`login:${row?.login ?? ''}`), 'hex'), Buffer.from(sha256(`login:${login}`), 'hex'))
+  if (!row || !same || !sameLogin || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
   noteUse(db, row.token_id)
   return { id: row.id, role: row.role as Role }
 }
@@ -159,5 +191,5 @@ function noteUse(db: Kysely<DB>, tokenId: number): void {
 }
 
 function invalidToken(): CalendarError {
-  return new CalendarError('INVALID_TOKEN', 'The bearer token is invalid, unknown or revoked.')
+  return new CalendarError('INVALID_TOKEN', 'The bearer token or application password is invalid, unknown or revoked.')
 }
