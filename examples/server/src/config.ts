@@ -35,6 +35,8 @@ export interface ExampleServerConfig {
   dbWaitMs?: number
   /** Serve `GET /__stats` (SQL statements, requests, RSS) for the benchmark (`CAL_BENCH_STATS=1`). */
   benchStats?: boolean
+  /** Origins allowed cross-origin (`CAL_CORS_ORIGINS`, comma-separated; `*` = any origin, reads only); unset = off. */
+  corsOrigins?: string[]
 }
 
 /** The environment was unusable; the message names every bad variable. */
@@ -62,6 +64,17 @@ function isTimezone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz })
     return true
+  } catch {
+    return false
+  }
+}
+
+// An origin is scheme, host and port only (what a browser sends in `Origin`); the calendar checks again.
+function isOrigin(value: string): boolean {
+  if (value === '*') return true
+  try {
+    const url = new URL(value)
+    return /^https?:$/.test(url.protocol) && value.replace(/\/$/, '') === url.origin
   } catch {
     return false
   }
@@ -128,6 +141,12 @@ const EnvSchema = z.object({
   ),
   CAL_BENCH_STATS: optional(flag),
   CAL_LOG_LEVEL: optional(z.enum(LOG_LEVELS)),
+  CAL_CORS_ORIGINS: optional(
+    z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+      .refine((list) => list.length > 0 && list.every(isOrigin), 'expected * or comma-separated origins such as https://app.example.org'),
+  ),
   // Set by pnpm to the directory `pnpm start` was typed in; relative CAL_DATA_DIR values use it.
   INIT_CWD: optional(z.string()),
 })
@@ -168,5 +187,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.CAL_COMPRESSION === false ? { compression: false } : {}),
     ...(e.CAL_MIGRATE_ON_START === false ? { migrateOnStart: false } : {}),
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
+    ...(e.CAL_CORS_ORIGINS ? { corsOrigins: e.CAL_CORS_ORIGINS } : {}),
   }
 }

@@ -79,6 +79,7 @@ export async function startExampleServer(
     // Unexpected errors answer "Internal server error." on the wire; the detail goes to the log.
     onError: (err) => logger.error({ err }, 'unexpected error'),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
+    ...(config.corsOrigins ? { cors: { origins: config.corsOrigins } } : {}),
   })
   if (config.migrateOnStart === false) {
     const { pendingMigrations } = await calendar.health(10_000)

@@ -66,8 +66,21 @@ describe('example server configuration', () => {
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['CAL_DB_POOL_SIZE', '0'],
     ['CAL_DB_POOL_SIZE', 'many'],
+    ['CAL_CORS_ORIGINS', 'app.example.org'],
+    ['CAL_CORS_ORIGINS', 'https://app.example.org/path'],
+    ['CAL_CORS_ORIGINS', ' , '],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}=`))
+  })
+
+  it('turns CORS on with CAL_CORS_ORIGINS (comma-separated origins, or *)', () => {
+    expect(loadConfig({}).corsOrigins).toBeUndefined()
+    expect(loadConfig({ CAL_CORS_ORIGINS: '' }).corsOrigins).toBeUndefined()
+    expect(loadConfig({ CAL_CORS_ORIGINS: ' https://a.example.org, http://localhost:5173/ ,*' }).corsOrigins).toEqual([
+      'https://a.example.org',
+      'http://localhost:5173/',
+      '*',
+    ])
   })
 })

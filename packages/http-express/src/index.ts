@@ -43,8 +43,14 @@ async function sendStream(req: Request, res: Response, response: CalendarRespons
 function send(req: Request, res: Response, response: CalendarResponse): void {
   // res.send() would rewrite the contract's `charset=UTF-8`; write the body ourselves. As a string,
   // Node sends it in one write with the headers and never copies it into a Buffer first.
+  res.status(response.status).set(response.headers)
+  // A preflight answer (204) has no body at all.
+  if (response.body === undefined) {
+    res.end()
+    return
+  }
   const text = JSON.stringify(response.body)
-  res.status(response.status).set(response.headers).set('Content-Length', String(Buffer.byteLength(text, 'utf8')))
+  res.set('Content-Length', String(Buffer.byteLength(text, 'utf8')))
   if (req.method === 'HEAD') res.end()
   else res.end(text, 'utf8')
 }

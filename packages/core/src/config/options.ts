@@ -6,6 +6,7 @@ import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../db/schema.js'
 import type { Principal } from '../auth/principal.js'
 import type { CalendarRequest } from '../http/request.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
+import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
 
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
@@ -73,6 +74,8 @@ export interface CalendarOptions {
   passwordGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date
+  /** Cross-origin access for browser clients on other sites. Default: off (no CORS headers). */
+  cors?: CorsOptions
 }
 
 const languageCode = z.string().regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/, 'a language code such as en or pt_BR')
@@ -112,6 +115,7 @@ export interface ResolvedOptions {
   readonly onError: ((err: unknown) => void) | undefined
   readonly onQuery: ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
   readonly now: () => Date
+  readonly cors: CorsOptions | undefined
 }
 
 /** Validates the options once; throws a readable error naming each bad option. */
@@ -122,6 +126,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     throw new TypeError(`Invalid calendar options: ${problems}`)
   }
   const o = parsed.data
+  const cors = resolveCors(options.cors)
   const variant = VARIANTS[o.variant]
   const languages = variant.multilingual ? (options.languages ?? ['en', 'es']) : []
   return Object.freeze({
@@ -139,5 +144,19 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     onError: options.onError,
     onQuery: options.onQuery,
     now: options.now ?? (() => new Date()),
+    cors,
   })
+}
+
+function resolveCors(cors: CorsOptions | undefined): CorsOptions | undefined {
+  if (cors === undefined) return undefined
+  const maxAge = cors.maxAgeSeconds
+  if (!Array.isArray(cors.origins) || (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0))) {
+    throw new TypeError('Invalid calendar options: cors: expected { origins: string[], maxAgeSeconds?: integer >= 0 }')
+  }
+  try {
+    return Object.freeze({ origins: Object.freeze(normalizeOrigins(cors.origins)), maxAgeSeconds: maxAge })
+  } catch (err) {
+    throw new TypeError(`Invalid calendar options: ${(err as Error).message}`, { cause: err })
+  }
 }

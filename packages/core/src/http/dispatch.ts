@@ -10,6 +10,7 @@ import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
+import { createCorsPolicy } from './cors.js'
 import { matchRoute, type CompiledRoute } from './routes.js'
 
 const JSON_TYPE = 'application/json; charset=UTF-8'
@@ -36,9 +37,29 @@ export function activeLanguage(options: ResolvedOptions, raw: unknown): string {
   return typeof raw === 'string' && options.languages.includes(raw) ? raw : options.languages[0]!
 }
 
+/** The methods a route serves, in registration order (`Allow`, preflight answers). */
+function methodsOf(route: CompiledRoute): string[] {
+  return [...new Set(route.endpoints.flatMap((e) => e.methods))]
+}
+
+/**
+ * What the reference sends to a signed-in caller (WordPress's `nocache_headers()`): answers that
+ * depend on who asks must not be kept by a browser or a shared cache.
+ */
+const NO_CACHE_HEADERS = {
+  Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
+  'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private',
+}
+
 /** Builds the framework-neutral request handler over the compiled route table. */
 export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
-  return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
+  const cors = createCorsPolicy(options.cors)
+  // Preflight answers carry their own CORS headers; everything else is decorated on the way out.
+  const preflights = new WeakSet<CalendarResponse>()
+
+  async function answer(request: CalendarRequest): Promise<CalendarResponse> {
+    let principal: Principal | null = null
+    let allow: string | undefined
     try {
       // Checked first: RFC 9112 answers a malformed Host with 400 whatever the route.
       const origin = checkedOrigin(request.origin)
@@ -47,10 +68,16 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       // A client joining a base URL that ends in `/` with a path that starts with one sends `//`.
       const path = request.path.length > 1 ? request.path.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : request.path
       const match = matchRoute(routes, path, method)
+      if (match) allow = methodsOf(match.route).join(', ')
+      if (match && cors && method === 'OPTIONS') {
+        const preflight = cors.preflight(request, methodsOf(match.route))
+        preflights.add(preflight)
+        return preflight
+      }
       if (!match?.endpoint) {
         throw new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')
       }
-      const principal = await resolvePrincipal(request, options, db)
+      principal = await resolvePrincipal(request, options, db)
       const query = parseQueryString(request.query)
       const body = BODY_METHODS.has(method)
         ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
@@ -70,12 +97,22 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const result = await invoke(match.endpoint.operation, raw, ctx)
       return {
         status: result.status ?? 200,
-        headers: { 'Content-Type': JSON_TYPE, ...result.headers },
+        headers: { 'Content-Type': JSON_TYPE, ...result.headers, ...(principal ? NO_CACHE_HEADERS : {}) },
         body: result.body,
         ...(result.stream ? { stream: result.stream } : {}),
       }
     } catch (err) {
-      return toErrorResponse(err, options.onError)
+      const response = toErrorResponse(err, options.onError)
+      // A known path asked with a method it does not serve: say which ones it does (a 405 in all
+      // but status, which stays the contract's 404 rest_no_route).
+      if (allow !== undefined && err instanceof CalendarError && err.code === 'NO_ROUTE') response.headers.Allow = allow
+      if (principal) Object.assign(response.headers, NO_CACHE_HEADERS)
+      return response
     }
+  }
+
+  return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
+    const response = await answer(request)
+    return cors && !preflights.has(response) ? cors.decorate(request, response) : response
   }
 }
