@@ -37,6 +37,8 @@ export interface ExampleServerConfig {
   benchStats?: boolean
   /** Origins allowed cross-origin (`CAL_CORS_ORIGINS`, comma-separated; `*` = any origin, reads only); unset = off. */
   corsOrigins?: string[]
+  /** Also serve `/wp-json/tribe/events/v1` with the reference's header names (`CAL_WP_COMPAT=1`). */
+  wpCompat?: boolean
 }
 
 /** The environment was unusable; the message names every bad variable. */
@@ -140,6 +142,7 @@ const EnvSchema = z.object({
       .pipe(z.number().max(600, 'expected a whole number of seconds from 0 to 600')),
   ),
   CAL_BENCH_STATS: optional(flag),
+  CAL_WP_COMPAT: optional(flag),
   CAL_LOG_LEVEL: optional(z.enum(LOG_LEVELS)),
   CAL_CORS_ORIGINS: optional(
     z
@@ -188,5 +191,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.CAL_MIGRATE_ON_START === false ? { migrateOnStart: false } : {}),
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
     ...(e.CAL_CORS_ORIGINS ? { corsOrigins: e.CAL_CORS_ORIGINS } : {}),
+    ...(e.CAL_WP_COMPAT ? { wpCompat: true } : {}),
   }
 }

@@ -1,3 +1,4 @@
+import { NAMESPACE, WP_NAMESPACE } from '@cal-events/core'
 import { applyGcTuning } from './gc-tuning.js'
 import { ConfigError, loadConfig, type ExampleServerConfig } from './config.js'
 import { startExampleServer } from './server.js'
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     console.log('')
   }
   console.log(`Calendar API listening at ${server.url}`)
+  if (config.wpCompat) console.log(`  and, for clients of the WordPress plugin, at ${server.url.replace(NAMESPACE, WP_NAMESPACE)}`)
 
   let stoppingSince = 0
   const stop = (signal: NodeJS.Signals) => {

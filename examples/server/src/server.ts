@@ -80,6 +80,7 @@ export async function startExampleServer(
     onError: (err) => logger.error({ err }, 'unexpected error'),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
     ...(config.corsOrigins ? { cors: { origins: config.corsOrigins } } : {}),
+    ...(config.wpCompat ? { wpCompat: true } : {}),
   })
   if (config.migrateOnStart === false) {
     const { pendingMigrations } = await calendar.health(10_000)

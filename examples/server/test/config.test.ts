@@ -69,6 +69,7 @@ describe('example server configuration', () => {
     ['CAL_CORS_ORIGINS', 'app.example.org'],
     ['CAL_CORS_ORIGINS', 'https://app.example.org/path'],
     ['CAL_CORS_ORIGINS', ' , '],
+    ['CAL_WP_COMPAT', 'maybe'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}=`))
@@ -82,5 +83,11 @@ describe('example server configuration', () => {
       'http://localhost:5173/',
       '*',
     ])
+  })
+
+  it('serves the compatibility path with CAL_WP_COMPAT=1', () => {
+    expect(loadConfig({}).wpCompat).toBeUndefined()
+    expect(loadConfig({ CAL_WP_COMPAT: '1' }).wpCompat).toBe(true)
+    expect(loadConfig({ CAL_WP_COMPAT: 'off' }).wpCompat).toBeUndefined()
   })
 })

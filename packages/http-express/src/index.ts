@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { CalendarError, NAMESPACE, type Calendar, type CalendarResponse } from '@cal-events/core'
+import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarResponse } from '@cal-events/core'
 
 /** Options of the Express adapter. */
 export interface CalendarRouterOptions {
@@ -56,8 +56,8 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
 }
 
 /**
- * An `express.Router` serving the calendar under `/cal/events/v1`; mount it with `app.use(router)`
- * or under a prefix (`app.use('/api', router)`).
+ * An `express.Router` serving the calendar under `/cal/events/v1` (and `/wp-json/tribe/events/v1`
+ * with the `wpCompat` option); mount it with `app.use(router)` or under a prefix (`app.use('/api', router)`).
  *
  * @example
  * const calendar = await createCalendar({ database: { url: process.env.DATABASE_URL! } })
@@ -65,10 +65,12 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
  */
 export function createCalendarRouter(calendar: Calendar, options: CalendarRouterOptions = {}): Router {
   const router = Router()
-  const prefix = `/${NAMESPACE}`
+  // With `wpCompat` the reference plugin's path is served too, by the same handler.
+  const prefixes = calendar.options.wpCompat ? [`/${NAMESPACE}`, `/${WP_NAMESPACE}`] : [`/${NAMESPACE}`]
   // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
   const readBody = express.raw({ type: () => true, limit: calendar.options.maxBodyBytes })
-  router.use(prefix, readBody, async (req: Request, res: Response) => {
+  router.use(prefixes, readBody, async (req: Request, res: Response) => {
+    const prefix = prefixes.find((p) => req.baseUrl.endsWith(p)) ?? prefixes[0]!
     const url = req.originalUrl
     const queryStart = url.indexOf('?')
     const response = await calendar.handle({
@@ -87,7 +89,7 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
     if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
     else send(req, res, response)
   })
-  router.use(prefix, (err: unknown, req: Request, res: Response, next: NextFunction) => {
+  router.use(prefixes, (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err)
     const status = (err as { status?: number; type?: string }).status
     const type = (err as { type?: string }).type

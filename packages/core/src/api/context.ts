@@ -38,18 +38,21 @@ export interface RawParams {
 /** The REST namespace. */
 export const NAMESPACE = 'cal/events/v1'
 
+/** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
+export const WP_NAMESPACE = 'wp-json/tribe/events/v1'
+
 /**
  * Builds the URL roots from the configured public URL or, without one, the request's (checked)
  * origin. A configured public URL is used for `rest_url`s too: a client's `Host` is never
- * reflected when the service knows its own address.
+ * reflected when the service knows its own address. `namespace` is the path the client used.
  */
-export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = ''): Urls {
+export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = '', namespace = NAMESPACE): Urls {
   const requestRoot = (publicBaseUrl ?? origin ?? 'http://localhost').replace(/\/+$/, '')
   const site = publicBaseUrl ?? requestRoot
   const mount = mountPath.replace(/\/+$/, '')
   const parsed = new URL(site)
   return {
-    rest: `${requestRoot}${mount}/${NAMESPACE}`,
+    rest: `${requestRoot}${mount}/${namespace}`,
     site,
     globalIdBase: `${parsed.hostname}${parsed.pathname.replace(/\/+$/, '')}`,
   }

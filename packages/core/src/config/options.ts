@@ -76,6 +76,11 @@ export interface CalendarOptions {
   now?: () => Date
   /** Cross-origin access for browser clients on other sites. Default: off (no CORS headers). */
   cors?: CorsOptions
+  /**
+   * Also serve the API under the reference plugin's path `/wp-json/tribe/events/v1`, with its
+   * header names (`X-TEC-Total`) and `rest_url`s into that path. Default `false`.
+   */
+  wpCompat?: boolean
 }
 
 const languageCode = z.string().regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/, 'a language code such as en or pt_BR')
@@ -89,6 +94,7 @@ const OptionsSchema = z.object({
   maxBodyBytes: z.number().int().positive().default(1024 * 1024),
   schema: z.string().regex(SCHEMA_NAME, 'a lower-case identifier such as cal_events').default(DEFAULT_SCHEMA),
   migrate: z.boolean().default(true),
+  wpCompat: z.boolean().default(false),
   passwordGuesses: z
     .object({
       attempts: z.number().int().positive().default(10),
@@ -116,6 +122,7 @@ export interface ResolvedOptions {
   readonly onQuery: ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
   readonly now: () => Date
   readonly cors: CorsOptions | undefined
+  readonly wpCompat: boolean
 }
 
 /** Validates the options once; throws a readable error naming each bad option. */
@@ -145,6 +152,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     onQuery: options.onQuery,
     now: options.now ?? (() => new Date()),
     cors,
+    wpCompat: o.wpCompat,
   })
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { buildUrls, type CallContext } from '../api/context.js'
+import { buildUrls, NAMESPACE, WP_NAMESPACE, type CallContext } from '../api/context.js'
 import { invoke } from '../api/operation.js'
 import { authenticateBearer } from '../auth/tokens.js'
 import type { Principal } from '../auth/principal.js'
@@ -56,8 +56,9 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   const cors = createCorsPolicy(options.cors)
   // Preflight answers carry their own CORS headers; everything else is decorated on the way out.
   const preflights = new WeakSet<CalendarResponse>()
+  const exposedExtra = options.wpCompat ? Object.values(REFERENCE_HEADERS) : []
 
-  async function answer(request: CalendarRequest): Promise<CalendarResponse> {
+  async function answer(request: CalendarRequest, namespace: string): Promise<CalendarResponse> {
     let principal: Principal | null = null
     let allow: string | undefined
     try {
@@ -66,7 +67,9 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const method = request.method.toUpperCase()
       // `rest_url`s end collections with a slash (CONTRACT 5.4); following them must work.
       // A client joining a base URL that ends in `/` with a path that starts with one sends `//`.
-      const path = request.path.length > 1 ? request.path.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : request.path
+      const cleaned = request.path.length > 1 ? request.path.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : request.path
+      // The compatibility path is the same table: its requests are matched under our namespace.
+      const path = namespace === NAMESPACE ? cleaned : `/${NAMESPACE}${cleaned.slice(namespace.length + 1)}`
       const match = matchRoute(routes, path, method)
       if (match) allow = methodsOf(match.route).join(', ')
       if (match && cors && method === 'OPTIONS') {
@@ -89,7 +92,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         client: request.client ?? '',
         language: activeLanguage(options, raw.ml_language),
         now: options.now(),
-        urls: buildUrls(options.publicBaseUrl, origin, request.mountPath),
+        urls: buildUrls(options.publicBaseUrl, origin, request.mountPath, namespace),
         options,
         db,
         raw: { path: match.params, query, body },
@@ -112,7 +115,23 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   }
 
   return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
-    const response = await answer(request)
-    return cors && !preflights.has(response) ? cors.decorate(request, response) : response
+    const namespace = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
+    let response = await answer(request, namespace)
+    if (namespace === WP_NAMESPACE) response = withReferenceHeaders(response)
+    return cors && !preflights.has(response) ? cors.decorate(request, response, exposedExtra) : response
   }
+}
+
+/** Whether a request path is the namespace root or below it. */
+function isUnder(path: string, namespace: string): boolean {
+  return path === `/${namespace}` || path.startsWith(`/${namespace}/`)
+}
+
+/** The reference's names of the list count headers (`X-TEC-Total`), for its path. */
+const REFERENCE_HEADERS: Record<string, string> = { 'X-Cal-Total': 'X-TEC-Total', 'X-Cal-TotalPages': 'X-TEC-TotalPages' }
+
+function withReferenceHeaders(response: CalendarResponse): CalendarResponse {
+  if (!Object.keys(response.headers).some((name) => name in REFERENCE_HEADERS)) return response
+  const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [REFERENCE_HEADERS[name] ?? name, value]))
+  return { ...response, headers }
 }
