@@ -1,0 +1,445 @@
+/**
+ * Copies a whole calendar from a live site into a calendar through its script API: categories
+ * (parents first), tags, venues, organizers, then events with their links, time zones, all-day
+ * flags, costs, flags and image URLs, in every status the source's credentials can see.
+ *
+ * - Idempotent, so an interrupted run is resumed by running it again: events carry the source's
+ *   `global_id` as `origin_uid` (found again with `calendar.events.getByOrigin()`, as the ICS
+ *   import does); terms, venues and organizers are found again by slug. What is already equal is
+ *   left alone, what changed at the source is updated, nothing is created twice.
+ * - Each item is one script-API call, so an item is written whole or not at all; a source that
+ *   answers garbage stops the run with a `SourceError` naming the URL before anything of that
+ *   item is written.
+ * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
+ */
+import { CalendarError, type Calendar, type CallOptions } from '@cal-events/core'
+import { listAll, openSource, SourceError, type Source, type SourceOptions } from './source.js'
+
+export { SourceError }
+
+/** The phases of a run, in order. */
+export const PHASES = ['categories', 'tags', 'venues', 'organizers', 'events'] as const
+export type Phase = (typeof PHASES)[number]
+
+/** What a run did with one kind of item. */
+export interface PhaseCounts {
+  /** Items read from the source. */
+  seen: number
+  created: number
+  updated: number
+  /** Already equal in the target. */
+  unchanged: number
+  /** Left alone: trashed in the target, or rejected by it (see `failures`). */
+  skipped: number
+}
+
+/** What a run did. */
+export interface MigrationSummary {
+  /** The source's REST root that was read. */
+  source: string
+  counts: Record<Phase, PhaseCounts>
+  /** Items the target refused, with the reason; the rest of the run went on. */
+  failures: string[]
+  /** The run was stopped through `signal` before it finished; run it again to resume. */
+  interrupted: boolean
+}
+
+/** Options of `migrateSite()`. */
+export interface MigrateSiteOptions extends SourceOptions {
+  /** Parallel writes within a phase. Default 4. */
+  concurrency?: number
+  /** Options of every script-API call. Default: administrator. */
+  call?: CallOptions
+  /**
+   * Events hidden from listings (`hide_from_listings`) never appear in the source's event list;
+   * find them by asking for each id between the listed ones (one request per unlisted id up to
+   * the highest id seen). Default `true`.
+   */
+  findHidden?: boolean
+  /** Called after each item; `total` is the source's count for the phase. */
+  onProgress?: (phase: Phase, done: number, total: number) => void
+}
+
+/** `Authorization` value for a login and an application password (or one of our tokens). */
+export function basicAuth(login: string, password: string): string {
+  return `Basic ${Buffer.from(`${login}:${password}`, 'utf8').toString('base64')}`
+}
+
+type Json = Record<string, any>
+
+// Every status an editor may list; a source that refuses the filter (anonymous) lists `publish`.
+const STATUSES = 'publish,future,draft,pending,private'
+// The widest window the event list accepts; its default is "from yesterday, two years ahead".
+const ALL_DATES = 'start_date=1900-01-01%2000:00:00&end_date=2999-12-31%2023:59:59'
+
+async function runPool<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length && !signal?.aborted) await work(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
+
+/** Copies the calendar at `source` (a REST root or a site URL) into `target`. */
+export async function migrateSite(target: Calendar, source: string, options: MigrateSiteOptions = {}): Promise<MigrationSummary> {
+  const site = await openSource(source, options)
+  const call = options.call ?? {}
+  const limit = options.concurrency ?? 4
+  const signal = options.signal
+  const counts = Object.fromEntries(PHASES.map((p) => [p, { seen: 0, created: 0, updated: 0, unchanged: 0, skipped: 0 }])) as Record<Phase, PhaseCounts>
+  const failures: string[] = []
+  // Source id → target id, per kind; filled by the phases and by events naming items not listed.
+  const ids = { categories: new Map<number, number>(), tags: new Map<number, number>(), venues: new Map<number, number>(), organizers: new Map<number, number>() }
+
+  // Post ids the source listed (events, venues, organizers share one sequence): the rest may be hidden events.
+  const listedPosts = new Set<number>()
+
+  async function readAll(phase: Phase, path: string): Promise<Json[]> {
+    const url = `${site.root}/${path}`
+    const out: Json[] = []
+    for await (const page of listAll(site, url, phase)) {
+      out.push(...page.items)
+      if (phase === 'venues' || phase === 'organizers' || phase === 'events') for (const item of page.items) listedPosts.add(Number(item.id))
+      if (signal?.aborted) break
+    }
+    return out
+  }
+
+  /** Lists with every status when the credentials allow it, else what anonymous callers see. */
+  async function readPosts(phase: 'venues' | 'organizers' | 'events', query: string): Promise<Json[]> {
+    try {
+      return await readAll(phase, `${phase}?per_page=50&status=${STATUSES}${query}`)
+    } catch (err) {
+      if (!(err instanceof Error && / 400 /.test(err.message))) throw err
+      return readAll(phase, `${phase}?per_page=50${query}`)
+    }
+  }
+
+  function record(phase: Phase, label: string, outcome: keyof PhaseCounts | Error): void {
+    if (outcome instanceof Error) {
+      counts[phase].skipped++
+      failures.push(`${phase} ${label}: ${outcome.message}`)
+    } else counts[phase][outcome]++
+  }
+
+  // --- terms -------------------------------------------------------------------------------
+  async function targetTerms(kind: 'categories' | 'tags'): Promise<Map<string, Json>> {
+    const bySlug = new Map<string, Json>()
+    for (let page = 1; ; page++) {
+      const list = (await target[kind].list({ per_page: 50, page, hide_empty: false }, call)) as Json
+      for (const term of list[kind] as Json[]) bySlug.set(term.slug, term)
+      if (page >= list.total_pages) return bySlug
+    }
+  }
+
+  async function copyTerms(kind: 'categories' | 'tags'): Promise<void> {
+    const terms = await readAll(kind, `${kind}?per_page=50&hide_empty=0`)
+    counts[kind].seen = terms.length
+    const existing = await targetTerms(kind)
+    // Parents before children: a level at a time.
+    const depth = new Map<number, number>()
+    const byId = new Map(terms.map((t) => [Number(t.id), t]))
+    const depthOf = (t: Json, guard = 0): number => {
+      const id = Number(t.id)
+      if (depth.has(id)) return depth.get(id)!
+      const parent = byId.get(Number(t.parent ?? 0))
+      const d = parent && guard < 100 ? depthOf(parent, guard + 1) + 1 : 0
+      depth.set(id, d)
+      return d
+    }
+    const levels = new Map<number, Json[]>()
+    for (const t of terms) levels.set(depthOf(t), [...(levels.get(depthOf(t)) ?? []), t])
+    let done = 0
+    for (const level of [...levels.keys()].sort((a, b) => a - b)) {
+      await runPool(levels.get(level)!, limit, signal, async (term) => {
+        const input = termInput(term)
+        if (kind === 'categories' && Number(term.parent) > 0) {
+          const parent = ids.categories.get(Number(term.parent))
+          if (parent !== undefined) input.parent = parent
+        }
+        try {
+          const found = existing.get(input.slug)
+          if (found) {
+            ids[kind].set(Number(term.id), found.id)
+            const same = found.name === input.name && str(found.description) === str(input.description) && (input.parent ?? found.parent ?? 0) === (found.parent ?? 0)
+            if (same) record(kind, input.slug, 'unchanged')
+            else {
+              const { slug: _slug, ...changes } = input
+              await target[kind].update(found.id, changes, call)
+              record(kind, input.slug, 'updated')
+            }
+          } else {
+            const created = (await createTerm(kind, input)) as Json
+            ids[kind].set(Number(term.id), created.id)
+            existing.set(created.slug, created)
+            record(kind, input.slug, 'created')
+          }
+        } catch (err) {
+          record(kind, input.slug, err as Error)
+        }
+        options.onProgress?.(kind, ++done, terms.length)
+      })
+    }
+  }
+
+  /** A term's writable fields; `""` is rejected for texts (CONTRACT 12), so empty ones are left out. */
+  function termInput(term: Json): Json {
+    const input: Json = { name: str(term.name), slug: str(term.slug) }
+    if (str(term.description) !== '') input.description = str(term.description)
+    return input
+  }
+
+  async function createTerm(kind: 'categories' | 'tags', input: Json): Promise<Json> {
+    try {
+      return (await target[kind].create(input, call)) as Json
+    } catch (err) {
+      // Same name at the same level under another slug: that term is this one.
+      const termId = err instanceof CalendarError && err.code === 'TERM_EXISTS' ? Number(err.data?.term_id) : NaN
+      if (!Number.isInteger(termId)) throw err
+      return (await target[kind].get(termId, call)) as Json
+    }
+  }
+
+  // --- venues and organizers ---------------------------------------------------------------
+  const VENUE_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'] as const
+  const ORGANIZER_FIELDS = ['phone', 'website', 'email'] as const
+
+  function linkedInput(kind: 'venues' | 'organizers', item: Json): Json {
+    const nameField = kind === 'venues' ? 'venue' : 'organizer'
+    const input: Json = { [nameField]: str(item[nameField]), description: str(item.description), status: str(item.status) || 'publish' }
+    for (const field of kind === 'venues' ? VENUE_FIELDS : ORGANIZER_FIELDS) input[field] = str(item[field])
+    if (kind === 'venues') {
+      input.show_map = Boolean(item.show_map)
+      input.show_map_link = Boolean(item.show_map_link)
+      if (item.geo_lat !== undefined && item.geo_lng !== undefined && item.geo_lat !== '' && item.geo_lng !== '') {
+        input.geo_lat = Number(item.geo_lat)
+        input.geo_lng = Number(item.geo_lng)
+      }
+    }
+    input.image = item.image && typeof item.image === 'object' ? str(item.image.url) : ''
+    if (['publish', 'future', 'private'].includes(input.status) && item.date_utc) input.date_utc = str(item.date_utc)
+    return input
+  }
+
+  function linkedSame(kind: 'venues' | 'organizers', found: Json, input: Json): boolean {
+    const current = linkedInput(kind, found)
+    return Object.keys(input).every((k) => String(current[k]) === String(input[k]))
+  }
+
+  const linkedDone = new Map<string, Promise<number | undefined>>()
+
+  /** The target id of a source venue/organizer, copying it first if needed (once per run). */
+  function ensureLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
+    const key = `${kind}:${item.id}`
+    let pending = linkedDone.get(key)
+    if (!pending) {
+      pending = copyLinked(kind, item)
+      linkedDone.set(key, pending)
+    }
+    return pending
+  }
+
+  async function copyLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
+    const input = linkedInput(kind, item)
+    const label = str(item.slug) || `#${item.id}`
+    try {
+      let found: Json | undefined
+      if (item.slug) {
+        try {
+          found = (await target[kind].getBySlug(str(item.slug), call)) as Json
+        } catch (err) {
+          if (!(err instanceof CalendarError) || (err.code !== 'NO_ROUTE' && !/NOT_FOUND|INVALID|NOT_ACCESSIBLE/.test(err.code))) throw err
+        }
+      } else {
+        // A draft has no slug yet: the same name, in any status, is the same item.
+        const name = input[kind === 'venues' ? 'venue' : 'organizer']
+        const list = (await target[kind].list({ search: name, status: STATUSES, per_page: 50 }, call)) as Json
+        found = (list[kind] as Json[]).find((x) => x[kind === 'venues' ? 'venue' : 'organizer'] === name)
+      }
+      if (found?.status === 'trash') {
+        record(kind, label, 'skipped')
+      } else if (found) {
+        if (linkedSame(kind, found, input)) record(kind, label, 'unchanged')
+        else {
+          await target[kind].update(found.id, input, call)
+          record(kind, label, 'updated')
+        }
+      } else {
+        found = (await target[kind].create(input, call)) as Json
+        record(kind, label, 'created')
+      }
+      ids[kind].set(Number(item.id), found.id)
+      return found.id
+    } catch (err) {
+      record(kind, label, err as Error)
+      return undefined
+    }
+  }
+
+  async function copyLinkedPhase(kind: 'venues' | 'organizers'): Promise<void> {
+    const items = await readPosts(kind, '')
+    counts[kind].seen = items.length
+    let done = 0
+    await runPool(items, limit, signal, async (item) => {
+      await ensureLinked(kind, item)
+      options.onProgress?.(kind, ++done, items.length)
+    })
+  }
+
+  // --- events ------------------------------------------------------------------------------
+  async function termIds(kind: 'categories' | 'tags', terms: unknown): Promise<number[]> {
+    const out: number[] = []
+    for (const term of Array.isArray(terms) ? (terms as Json[]) : []) {
+      let id = ids[kind].get(Number(term.id))
+      if (id === undefined) {
+        // A term the list did not show (e.g. hidden): copy it from the event's own copy.
+        const created = await createTerm(kind, termInput(term))
+        id = created.id as number
+        ids[kind].set(Number(term.id), id)
+      }
+      out.push(id)
+    }
+    return out
+  }
+
+  /** The fields an event is compared on: its content, with links by slug (ids differ by site). */
+  function eventFacts(event: Json): Json {
+    const image = event.image && typeof event.image === 'object' ? str(event.image.url) : ''
+    const slugs = (v: unknown) => (Array.isArray(v) ? (v as Json[]).map((x) => str(x.slug)).sort() : [])
+    return {
+      title: str(event.title),
+      description: str(event.description),
+      excerpt: str(event.excerpt),
+      slug: str(event.slug),
+      status: str(event.status),
+      start_date: str(event.start_date),
+      end_date: str(event.end_date),
+      timezone: str(event.timezone),
+      all_day: Boolean(event.all_day),
+      cost: str(event.cost),
+      cost_details: JSON.stringify(event.cost_details ?? null),
+      // With no website of its own, an event shows its page's URL there (CONTRACT 4.1).
+      website: str(event.website) === str(event.url) ? '' : str(event.website),
+      show_map: Boolean(event.show_map),
+      show_map_link: Boolean(event.show_map_link),
+      hide_from_listings: Boolean(event.hide_from_listings),
+      sticky: Boolean(event.sticky),
+      featured: Boolean(event.featured),
+      image,
+      venue: event.venue && typeof event.venue === 'object' && !Array.isArray(event.venue) ? str(event.venue.slug) : '',
+      organizer: slugs(event.organizer),
+      categories: slugs(event.categories),
+      tags: slugs(event.tags),
+    }
+  }
+
+  /**
+   * The cost as written: the bare values when the source shows no currency symbol ("$10" with
+   * values ["10"] and no symbol is the site's default currency, which writing "$10" would turn
+   * into an explicit one), else the text as shown ("€5", "Free").
+   */
+  function costInput(event: Json): unknown {
+    const details = event.cost_details && typeof event.cost_details === 'object' ? (event.cost_details as Json) : {}
+    const values = Array.isArray(details.values) ? (details.values as unknown[]).map(str) : []
+    if (values.length > 0 && !details.currency_symbol) return values
+    return str(event.cost) === '' ? null : str(event.cost)
+  }
+
+  async function eventInput(event: Json): Promise<Json> {
+    const facts = eventFacts(event)
+    const venue = event.venue && typeof event.venue === 'object' && !Array.isArray(event.venue) ? await ensureLinked('venues', event.venue) : undefined
+    const organizers: number[] = []
+    for (const o of Array.isArray(event.organizer) ? (event.organizer as Json[]) : []) {
+      const id = await ensureLinked('organizers', o)
+      if (id !== undefined) organizers.push(id)
+    }
+    const input: Json = {
+      title: facts.title,
+      description: facts.description,
+      excerpt: facts.excerpt,
+      status: facts.status,
+      start_date: facts.start_date,
+      end_date: facts.end_date,
+      timezone: facts.timezone,
+      all_day: facts.all_day,
+      cost: costInput(event),
+      website: facts.website === '' ? null : facts.website,
+      show_map: facts.show_map,
+      show_map_link: facts.show_map_link,
+      hide_from_listings: facts.hide_from_listings,
+      sticky: facts.sticky,
+      featured: facts.featured,
+      image: facts.image,
+      venue: venue ?? null,
+      organizer: organizers,
+      categories: await termIds('categories', event.categories),
+      tags: await termIds('tags', event.tags),
+    }
+    if (facts.slug) input.slug = facts.slug
+    // The publication date of what is published (in UTC: a local `date` would be read in the
+    // event's own zone); drafts keep "not yet dated".
+    if (['publish', 'future', 'private'].includes(facts.status) && event.date_utc) input.date_utc = str(event.date_utc)
+    // `""` is rejected for texts (CONTRACT 12): leave out what the source left empty.
+    for (const key of ['description', 'excerpt', 'image']) if (input[key] === '') delete input[key]
+    return input
+  }
+
+  /** Events the list cannot show: asked for one by one among the ids it did not list. */
+  async function hiddenEvents(): Promise<Json[]> {
+    const max = Math.max(0, ...[...listedPosts].filter(Number.isSafeInteger))
+    const unlisted = Array.from({ length: max }, (_, i) => i + 1).filter((id) => !listedPosts.has(id))
+    const found: Json[] = []
+    await runPool(unlisted, limit, signal, async (id) => {
+      try {
+        const event = await site.getJson(`${site.root}/events/${id}`)
+        if (event.id === id && typeof event.title === 'string') found.push(event)
+      } catch (err) {
+        // Not an event, gone, or not readable with these credentials: nothing to copy.
+        if (!(err instanceof SourceError && err.status !== undefined && err.status >= 400 && err.status < 500)) throw err
+      }
+    })
+    return found.sort((a, b) => a.id - b.id)
+  }
+
+  async function copyEvents(): Promise<void> {
+    const events = await readPosts('events', `&${ALL_DATES}`)
+    if (options.findHidden !== false && !signal?.aborted) events.push(...(await hiddenEvents()))
+    counts.events.seen = events.length
+    let done = 0
+    await runPool(events, limit, signal, async (event) => {
+      const origin = str(event.global_id) || `${site.root}/events/${event.id}`
+      const label = `${origin} (${str(event.title)})`
+      try {
+        const found = (await target.events.getByOrigin(origin, call)) as Json | undefined
+        if (found?.status === 'trash') record('events', label, 'skipped')
+        else {
+          const input = await eventInput(event)
+          if (!found) {
+            await target.events.create({ ...input, origin_uid: origin }, call)
+            record('events', label, 'created')
+          } else if (JSON.stringify(eventFacts(found)) === JSON.stringify(eventFacts(event))) {
+            record('events', label, 'unchanged')
+          } else {
+            await target.events.update(found.id, input, call)
+            record('events', label, 'updated')
+          }
+        }
+      } catch (err) {
+        record('events', label, err as Error)
+      }
+      options.onProgress?.('events', ++done, events.length)
+    })
+  }
+
+  for (const phase of PHASES) {
+    if (signal?.aborted) break
+    if (phase === 'categories' || phase === 'tags') await copyTerms(phase)
+    else if (phase === 'venues' || phase === 'organizers') await copyLinkedPhase(phase)
+    else await copyEvents()
+  }
+  return { source: site.root, counts, failures, interrupted: Boolean(signal?.aborted) }
+}
+
+export type { Source }
