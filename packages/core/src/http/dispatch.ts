@@ -100,7 +100,8 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const result = await invoke(match.endpoint.operation, raw, ctx)
       return {
         status: result.status ?? 200,
-        headers: { 'Content-Type': JSON_TYPE, ...result.headers, ...(principal ? NO_CACHE_HEADERS : {}) },
+        // An operation that states its own caching (a feed with validators) keeps it.
+        headers: { 'Content-Type': JSON_TYPE, ...(principal && !result.headers?.['Cache-Control'] ? NO_CACHE_HEADERS : {}), ...result.headers },
         body: result.body,
         ...(result.stream ? { stream: result.stream } : {}),
       }
