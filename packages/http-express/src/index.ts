@@ -81,7 +81,8 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       body: req.body,
       // req.protocol and req.host read X-Forwarded-Proto and X-Forwarded-Host only when the app's
       // `trust proxy` setting trusts the peer; otherwise a client could forge the links.
-      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.host || 'localhost'}`,
+      // An empty or malformed Host is passed on as it came, for the calendar to refuse (400).
+      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.host ?? req.get('host') ?? 'localhost'}`,
       client: req.ip ?? req.socket.remoteAddress ?? '',
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
       native: req,
