@@ -100,6 +100,10 @@ describe('example server on PostgreSQL', () => {
 
     expect(await revokeTokenCommand(server.calendar, ci.prefix)).toBe(true)
     expect(await revokeTokenCommand(server.calendar, ci.prefix)).toBe(false)
+    // A prefix of digits only (1 in 110 random prefixes) reads as an id first, past the id range.
+    const digits = await server.calendar.tokens.register(`cal_3299362573_${'a'.repeat(43)}`, { role: 'editor', login: 'digits' })
+    expect(digits.prefix).toBe('3299362573')
+    expect(await revokeTokenCommand(server.calendar, '3299362573')).toBe(true)
     const revoked = await request(server.url, 'POST', '/events', { token, body: newEvent })
     expect(revoked.status).toBe(401)
     expect(revoked.body.code).toBe('rest_invalid_token')

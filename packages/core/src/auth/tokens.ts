@@ -102,6 +102,8 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
 
 /** Revokes a token by id or prefix; returns whether one was revoked. */
 export async function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
+  // An all-digit prefix read as an id can be past the id column's range: no such id, not an error.
+  if (typeof idOrPrefix === 'number' && !(Number.isInteger(idOrPrefix) && idOrPrefix >= 1 && idOrPrefix <= 2_147_483_647)) return false
   const result = await db
     .updateTable('api_tokens')
     .set({ revoked_utc: utcWall(new Date()) })
