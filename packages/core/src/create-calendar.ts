@@ -85,8 +85,8 @@ export interface Calendar {
   readonly routes: readonly RouteDef[]
   /** Answers one framework-neutral request; never rejects. */
   handle(request: CalendarRequest): Promise<CalendarResponse>
-  /** Turns anything thrown into the contract's error response. */
-  toErrorResponse(err: unknown): CalendarResponse
+  /** Turns anything thrown into the contract's error response; given the request, with the CORS and compatibility-path headers its answers get. */
+  toErrorResponse(err: unknown, request?: CalendarRequest): CalendarResponse
   readonly events: EventResourceApi
   readonly venues: PostResourceApi<VenueResource, VenueList>
   readonly organizers: PostResourceApi<OrganizerResource, OrganizerList>
@@ -229,8 +229,11 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   return {
     options,
     routes,
-    handle: dispatch,
-    toErrorResponse: (err) => toErrorResponse(err, options.onError),
+    handle: dispatch.handle,
+    toErrorResponse: (err, request) => {
+      const response = toErrorResponse(err, options.onError)
+      return request ? dispatch.finish(request, response) : response
+    },
     events: {
       ...postApi<EventResource, EventList>(events),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarResponse } from '@cal-events/core'
+import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
 
 /** Options of the Express adapter. */
 export interface CalendarRouterOptions {
@@ -69,11 +69,11 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
   const prefixes = calendar.options.wpCompat ? [`/${NAMESPACE}`, `/${WP_NAMESPACE}`] : [`/${NAMESPACE}`]
   // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
   const readBody = express.raw({ type: () => true, limit: calendar.options.maxBodyBytes })
-  router.use(prefixes, readBody, async (req: Request, res: Response) => {
+  const calendarRequest = (req: Request): CalendarRequest => {
     const prefix = prefixes.find((p) => req.baseUrl.endsWith(p)) ?? prefixes[0]!
     const url = req.originalUrl
     const queryStart = url.indexOf('?')
-    const response = await calendar.handle({
+    return {
       method: req.method,
       path: `${prefix}${req.path === '/' ? '' : req.path}`,
       query: queryStart === -1 ? '' : url.slice(queryStart + 1),
@@ -86,7 +86,10 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       client: req.ip ?? req.socket.remoteAddress ?? '',
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
       native: req,
-    })
+    }
+  }
+  router.use(prefixes, readBody, async (req: Request, res: Response) => {
+    const response = await calendar.handle(calendarRequest(req))
     if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
     else send(req, res, response)
   })
@@ -103,7 +106,8 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
           : status !== undefined && status >= 400 && status < 500
             ? new CalendarError('INVALID_JSON', 'The request body could not be read.')
             : err
-    send(req, res, calendar.toErrorResponse(mapped))
+    // With the request, so a browser on a CORS-listed origin can read this answer too.
+    send(req, res, calendar.toErrorResponse(mapped, calendarRequest(req)))
   })
   return router
 }

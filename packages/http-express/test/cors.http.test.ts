@@ -99,6 +99,14 @@ describe('CORS', () => {
     const bad = await fetch(`${listedServer.base}/events`, { headers: { origin: APP, authorization: 'Bearer nope' } })
     expect(bad.status).toBe(401)
     expect(bad.headers.get('access-control-allow-origin')).toBe(APP)
+    // Answers of the adapter's body reader too (413 before the calendar saw the request).
+    const big = await fetch(`${listedServer.base}/events`, {
+      method: 'POST',
+      headers: { origin: APP, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'x'.repeat(1024 * 1024 + 10) }),
+    })
+    expect(big.status).toBe(413)
+    expect(big.headers.get('access-control-allow-origin')).toBe(APP)
     const unknown = await preflight(listedServer, '/nowhere', APP, 'GET')
     expect(unknown.status).toBe(404)
     expect(unknown.headers.get('access-control-allow-origin')).toBe(APP)

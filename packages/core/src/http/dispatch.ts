@@ -115,11 +115,18 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
     }
   }
 
-  return async function handle(request: CalendarRequest): Promise<CalendarResponse> {
-    const namespace = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
-    let response = await answer(request, namespace)
-    if (namespace === WP_NAMESPACE) response = withReferenceHeaders(response)
+  /** What every answer gets on its way out: the reference's header names on its path, CORS. */
+  function finish(request: CalendarRequest, answered: CalendarResponse): CalendarResponse {
+    const response = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? withReferenceHeaders(answered) : answered
     return cors && !preflights.has(response) ? cors.decorate(request, response, exposedExtra) : response
+  }
+
+  return {
+    async handle(request: CalendarRequest): Promise<CalendarResponse> {
+      const namespace = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
+      return finish(request, await answer(request, namespace))
+    },
+    finish,
   }
 }
 
