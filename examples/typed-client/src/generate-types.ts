@@ -1,0 +1,11 @@
+import openapiTS, { astToString } from 'openapi-typescript'
+
+/** Header of the generated file; the test compares everything after it. */
+export const GENERATED_HEADER =
+  '// Generated from GET /cal/events/v1/doc (variant B) by `pnpm --filter @cal-events/example-typed-client generate`.\n' +
+  '// Not committed: the typed-client test writes it from the live document before compiling the client.\n\n'
+
+/** TypeScript types of an OpenAPI document, as openapi-typescript writes them. */
+export async function typesOf(document: Record<string, unknown>): Promise<string> {
+  return GENERATED_HEADER + astToString(await openapiTS(document as never))
+}
