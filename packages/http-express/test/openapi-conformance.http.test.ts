@@ -123,7 +123,14 @@ for (const variant of ['A', 'B'] as const) {
       const headers: Record<string, string> = {}
       if (token) headers.authorization = `Bearer ${token}`
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const res = await fetch(url, { method: op.method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      const init = { method: op.method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) }
+      // A pooled keep-alive socket the server closes as the request goes out (the 2 shared cores
+      // make such idle gaps likely) is reset without an answer; that is the client's race, so try again once.
+      const res = await fetch(url, init)
+        .catch((err: { cause?: { code?: string } }) => (err.cause?.code === 'ECONNRESET' ? fetch(url, init) : Promise.reject(err)))
+        .catch((err: unknown) => {
+          throw new Error(`${init.method} ${url} ${init.body?.slice(0, 300)}: ${String((err as { cause?: unknown }).cause ?? err)}`)
+        })
       const text = await res.text()
       // JSON unless the response says otherwise (the iCalendar routes answer text/calendar).
       const json = (res.headers.get('content-type') ?? 'application/json').includes('json')
