@@ -9,6 +9,7 @@ import type { ExampleServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
 import { createMetrics } from './metrics.js'
+import { referenceRouter } from './reference.js'
 
 /** A running example server. */
 export interface ExampleServer {
@@ -120,6 +121,8 @@ export async function startExampleServer(
     }
     // Large lists shrink to a fifth or less; bodies under 1 KB are not worth the CPU.
     if (config.compression ?? true) app.use(compression({ threshold: 1024 }))
+    // The human reference page (`…/reference`) sits beside the API it renders from `…/doc`.
+    app.use(referenceRouter())
     app.use(createCalendarRouter(calendar))
     // The port first: a start that cannot listen must not spend the one-time administrator token.
     server = await listen(app, config.port, config.host)

@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import express, { Router } from 'express'
+import { NAMESPACE } from '@cal-events/core'
+
+/** The viewer's files (swagger-ui-dist: static, no dependencies); served from here, never a CDN. */
+function viewerDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+}
+
+/** The page: Swagger UI reading `doc` beside it, so it follows a mount prefix. */
+export function referencePage(title: string): string {
+  const safeTitle = title.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${safeTitle}</title>
+<link rel="stylesheet" href="reference/assets/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="reference/assets/swagger-ui-bundle.js"></script>
+<script src="reference/assets/init.js"></script>
+</body>
+</html>
+`
+}
+
+// Kept out of the page so a host's Content-Security-Policy can forbid inline scripts.
+// validatorUrl: null, or Swagger UI would send the document to an outside validator.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'doc', dom_id: '#reference', deepLinking: true, validatorUrl: null, tryItOutEnabled: false });\n`
+
+/**
+ * `GET /cal/events/v1/reference`: a human reference page of the API, rendered in the browser
+ * from `GET /cal/events/v1/doc` by Swagger UI served from the package. Mount before the calendar router.
+ */
+export function referenceRouter(title = 'Event calendar REST API: reference'): Router {
+  const router = Router()
+  const base = `/${NAMESPACE}/reference`
+  const html = referencePage(title)
+  router.get(base, (_req, res) => {
+    res.type('html').set('Cache-Control', 'no-cache').send(html)
+  })
+  router.get(`${base}/assets/init.js`, (_req, res) => {
+    res.type('application/javascript').send(INIT_SCRIPT)
+  })
+  router.use(`${base}/assets`, express.static(viewerDir(), { index: false, maxAge: '1h' }))
+  return router
+}
