@@ -38,6 +38,11 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'An API token (`cal_…`). Reads work without one; writes need a token whose role allows them.',
   },
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description: "The token owner's login as the user name and the token as the password (application-password style).",
+  },
 } as const
 
 /** `(?P<id>\d+)` → `{id}`, relative to the namespace. */
@@ -189,7 +194,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           summary: doc.summary,
           description: doc.description,
           tags: doc.tags,
-          security: doc.access === 'token' ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+          security: doc.access === 'token' ? [{ bearerAuth: [] }, { basicAuth: [] }] : [{}, { bearerAuth: [] }, { basicAuth: [] }],
           ...(parameters.length > 0 ? { parameters } : {}),
           ...(requestBody ? { requestBody } : {}),
           responses: {
