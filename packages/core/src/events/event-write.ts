@@ -12,6 +12,7 @@ import { isValidTimezone, utcWallToEpochMs, wallToUtc } from '../shared/wall-tim
 import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../shared/write-inputs.js'
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
+import { parseRecurrence } from '../recurrence/recurrence.js'
 import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
@@ -72,6 +73,14 @@ export async function planEventWrite(
     // O-5: an end before the start is refused rather than silently moved.
     if (utcWallToEpochMs(endUtc) < utcWallToEpochMs(startUtc)) throw invalidParam('end_date', 'The end date is before the start date.')
     Object.assign(cols, { start_local: start, end_local: end, start_utc: startUtc, end_utc: endUtc })
+  }
+  // A series is checked against its start, zone and all-day flag, so a write that moves the start
+  // past UNTIL is refused as well as a bad rule.
+  const recurrence = input.recurrence === undefined ? existing?.recurrence ?? null : input.recurrence
+  if (input.recurrence !== undefined && (recurrence === null || recurrence.length === 0)) cols.recurrence = null
+  else if (recurrence !== null && recurrence.length > 0 && start !== undefined) {
+    const checked = parseRecurrence(recurrence, { wall: start, zone: timezone, allDay })
+    if (input.recurrence !== undefined || 'start_local' in cols || 'timezone' in cols || 'all_day' in cols) cols.recurrence = checked
   }
   // An event's `date` is read in its own zone, not the site's.
   const dateUtc = requestedDateUtc(input, timezone, ctx.now)

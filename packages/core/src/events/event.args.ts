@@ -106,6 +106,19 @@ const originUidArg = arg(z.string().max(1000), { type: 'string' }, {
   description: 'Extension: external id the event was imported from (e.g. an iCalendar UID); unique per language, "" or null clears it.',
 })
 
+/**
+ * `recurrence` (extension, issue 19): the event as a series, as RFC 5545 lines (`RRULE:…`,
+ * `RDATE…`, `EXDATE…`); `null` or `[]` makes it a single event again. Checked against the start
+ * and time zone by `recurrence/recurrence.ts`.
+ */
+const recurrenceArg = arg(z.array(z.string().max(2000)).max(50), { type: 'array', items: { type: 'string' } }, {
+  nullable: true,
+  description:
+    'Extension: RFC 5545 recurrence lines (RRULE, RDATE, EXDATE), e.g. ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10"]; null or [] for a single event. ' +
+    'Occurrences are not listed separately yet.',
+  reason: 'An array of at most 50 RFC 5545 lines (RRULE, RDATE, EXDATE), or null.',
+})
+
 const timezoneArg = arg(z.string().max(64), { type: 'string' }, { description: 'Event time zone (IANA name or UTC±h).' })
 
 /** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
@@ -136,5 +149,6 @@ export function eventWriteArgs(forCreate: boolean) {
     venue: venueValue,
     organizer: organizerValue,
     origin_uid: originUidArg,
+    recurrence: recurrenceArg,
   }
 }

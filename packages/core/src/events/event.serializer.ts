@@ -34,6 +34,8 @@ export interface EventRow extends PostRow {
   origin_uid: string | null
   /** Writes since creation, counted by a trigger (the iCalendar SEQUENCE). */
   revision: number
+  /** RFC 5545 recurrence lines of a series (extension); `null` for a single event. */
+  recurrence: string[] | null
   image: ImageRow | null
   venue: LinkedRow | null
   organizers: LinkedRow[] | null
@@ -116,6 +118,8 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
     venue: row.venue ? serializeLinked(VENUE, row.venue, ctx, Boolean(view.single)) : [],
     organizer: organizers,
     custom_fields: [],
+    // Extension: only series carry it, so a client that never makes one sees the contract's shape.
+    ...(row.recurrence && row.recurrence.length > 0 ? { recurrence: row.recurrence } : {}),
   }
   const locked = row.password !== null && row.password !== '' && !view.unlocked && !canEditItem(ctx.principal, row)
   if (view.list && locked) blankProtected(event)

@@ -108,5 +108,9 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
 
 /** One VEVENT, folded at 75 octets (never inside a UTF-8 character), CRLF-terminated. */
 export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallContext, unlocked = false): string {
-  return foldLines(new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString())
+  const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
+  // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
+  // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
+  const series = row.recurrence && row.recurrence.length > 0 ? row.recurrence.map((line) => `${line}\r\n`).join('') : ''
+  return foldLines(series ? text.replace(/END:VEVENT\r\n$/, `${series}END:VEVENT\r\n`) : text)
 }

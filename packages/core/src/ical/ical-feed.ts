@@ -62,20 +62,28 @@ export function calendarText(calendar: ICalCalendar, rows: readonly EventRow[], 
     if (row.all_day) continue
     const known = zones.get(row.timezone)
     const from = Math.min(yearOf(row.start_utc), known?.fromYear ?? Infinity)
-    const to = Math.max(yearOf(row.end_utc), known?.toYear ?? -Infinity)
+    const to = Math.max(yearOf(row.end_utc) + (row.recurrence ? SERIES_YEARS : 0), known?.toYear ?? -Infinity)
     zones.set(row.timezone, { zone: row.timezone, fromYear: from, toYear: to })
   }
   return calendarHead(calendar) + timezones([...zones.values()]) + rows.map((r) => veventText(calendar, r, ctx, unlocked)).join('') + CALENDAR_END
 }
 
+/** Years a series' VTIMEZONE covers past its first occurrence (its rule may run on without end). */
+const SERIES_YEARS = 10
+
 /** The zones timed events of the feed use and the years they span, in one statement. */
 async function feedZones(db: Kysely<DB>, f: EventListFilters): Promise<ZoneYears[]> {
   const rows = await eventListQuery(db, f)
     .where('e.all_day', '=', false)
-    .select(['e.timezone', sql<string>`min(e.start_utc)`.as('first'), sql<string>`max(e.end_utc)`.as('last')])
+    .select([
+      'e.timezone',
+      sql<string>`min(e.start_utc)`.as('first'),
+      sql<string>`max(e.end_utc)`.as('last'),
+      sql<boolean>`bool_or(e.recurrence is not null)`.as('series'),
+    ])
     .groupBy('e.timezone')
     .execute()
-  return rows.map((r) => ({ zone: r.timezone, fromYear: yearOf(r.first), toYear: yearOf(r.last) }))
+  return rows.map((r) => ({ zone: r.timezone, fromYear: yearOf(r.first), toYear: yearOf(r.last) + (r.series ? SERIES_YEARS : 0) }))
 }
 
 /** Where the previous page of a feed ended, in list order. */

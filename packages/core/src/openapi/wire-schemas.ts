@@ -174,6 +174,10 @@ export const EventSchema = z
     venue: z.union([VenueSchema, z.array(VenueSchema)]).meta({ description: 'The venue, or [] when none.' }),
     organizer: z.array(OrganizerSchema),
     custom_fields: emptyArray,
+    recurrence: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Extension: the RFC 5545 recurrence lines of a series (RRULE, RDATE, EXDATE); absent for single events.' }),
     json_ld: jsonLd.optional(),
   })
   .meta({ id: 'Event' })
