@@ -84,12 +84,15 @@ export function coordinateSchema(max: number) {
     .pipe(z.number().min(-max).max(max))
 }
 
-/** `""` or an absolute URL with a scheme and a host. */
+/**
+ * `""` or an absolute http(s) URL with a host. Other schemes (`javascript:`, `data:`, `vbscript:`)
+ * would run as script wherever a client makes the value a link (issue 15 item 9).
+ */
 export const url0Schema = z.string().max(2048).refine((v) => {
   if (v === '') return true
   try {
     const url = new URL(v)
-    return url.host !== '' && /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol)
+    return url.host !== '' && (url.protocol === 'http:' || url.protocol === 'https:')
   } catch {
     return false
   }

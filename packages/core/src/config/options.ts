@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js'
 import type { CalendarRequest } from '../http/request.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
 import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
+import type { UnfilteredHtml } from '../shared/html.js'
 
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
@@ -72,6 +73,12 @@ export interface CalendarOptions {
    * (variant B). Default 10 per 60 s, remembering at most 10,000 (event, client) pairs.
    */
   passwordGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
+  /**
+   * Who keeps unfiltered HTML in descriptions, excerpts, titles and names: `'editors'` (editors and
+   * administrators, as WordPress on a single site; default) or `'nobody'`. Everybody else's HTML is
+   * reduced to the documented allow-list on write.
+   */
+  unfilteredHtml?: UnfilteredHtml
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date
   /** Cross-origin access for browser clients on other sites. Default: off (no CORS headers). */
@@ -95,6 +102,7 @@ const OptionsSchema = z.object({
   schema: z.string().regex(SCHEMA_NAME, 'a lower-case identifier such as cal_events').default(DEFAULT_SCHEMA),
   migrate: z.boolean().default(true),
   wpCompat: z.boolean().default(false),
+  unfilteredHtml: z.enum(['editors', 'nobody']).default('editors'),
   passwordGuesses: z
     .object({
       attempts: z.number().int().positive().default(10),
@@ -114,6 +122,7 @@ export interface ResolvedOptions {
   readonly dateFilterMode: 'event-local' | 'utc'
   readonly maxBodyBytes: number
   readonly migrate: boolean
+  readonly unfilteredHtml: UnfilteredHtml
   readonly passwordGuesses: GuessLimit
   readonly schema: string
   readonly database: DatabaseOptions
@@ -144,6 +153,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     dateFilterMode: o.dateFilterMode,
     maxBodyBytes: o.maxBodyBytes,
     migrate: o.migrate,
+    unfilteredHtml: o.unfilteredHtml,
     passwordGuesses: Object.freeze({ ...o.passwordGuesses }),
     schema: o.schema,
     database: options.database ?? ({ memory: true } as const),

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import type { CallContext } from '../api/context.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
@@ -85,9 +86,18 @@ export async function planEventWrite(
   // An event's `date` is read in its own zone, not the site's.
   const dateUtc = requestedDateUtc(input, timezone, ctx.now)
   await checkAuthor(db, input.author)
-  for (const field of ['description', 'excerpt', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+  for (const field of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (input[field] !== undefined) cols[field] = input[field]
   }
+  // Issue 15 item 9: HTML reduced to the documented allow-list unless the caller keeps unfiltered HTML.
+  const policy = ctx.options.unfilteredHtml
+  for (const field of ['description', 'excerpt'] as const) {
+    if (typeof input[field] === 'string') cols[field] = cleanPostHtml(input[field], ctx.principal, policy)
+  }
+  const title = typeof input.title === 'string' ? cleanTitle(input.title, ctx.principal, policy) : undefined
+  if (title !== undefined && title.trim() === '') throw invalidParam('title', 'The title has no text once its markup is cleaned.')
+  const cleanTerms = (items: (string | number)[] | undefined) =>
+    items?.map((item) => (typeof item === 'string' ? cleanTitle(item, ctx.principal, policy) : item)).filter((item) => item !== '')
   if (input.website !== undefined) cols.website = input.website
   if (input.cost !== undefined) {
     const parts = input.cost === null || input.cost === '' ? { values: [], symbol: '', position: '' } : parseCost(
@@ -107,12 +117,12 @@ export async function planEventWrite(
     status: input.status,
     dateUtc,
     author: input.author,
-    title: input.title,
+    title,
     slug: input.slug,
     venue: input.venue === undefined ? undefined : await checkLinkRefs(db, VENUE, input.venue),
     organizers: input.organizer === undefined ? undefined : await checkLinkRefs(db, ORGANIZER, input.organizer),
-    categories: termItems(input.categories),
-    tags: termItems(input.tags),
+    categories: cleanTerms(termItems(input.categories)),
+    tags: cleanTerms(termItems(input.tags)),
     image,
   }
 }

@@ -1,3 +1,4 @@
+import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import type { DB } from '../db/generated.js'
@@ -82,9 +83,11 @@ export async function createLinked(
   input: LinkedInput,
   ctx: CallContext,
 ): Promise<{ id: number; reused: boolean }> {
-  const name = typeof input[kind.nameField] === 'string' ? (input[kind.nameField] as string).trim() : ''
+  const policy = ctx.options.unfilteredHtml
+  const sentName = typeof input[kind.nameField] === 'string' ? (input[kind.nameField] as string) : ''
+  const name = cleanTitle(sentName, ctx.principal, policy).trim()
   if (name === '') throw new CalendarError(kind.errors.couldNotCreate, `Could not create the ${kind.type}: it has no name.`)
-  const description = typeof input.description === 'string' ? input.description : ''
+  const description = typeof input.description === 'string' ? cleanPostHtml(input.description, ctx.principal, policy) : ''
   // Serialise creators of the same name so two concurrent requests cannot both miss the match.
   await sql`select pg_advisory_xact_lock(hashtext(${`${kind.table}:${name.toLowerCase()}`}))`.execute(trx)
   const db = linkedDb(trx)
@@ -124,11 +127,13 @@ export async function updateLinked(
   const db = linkedDb(trx)
   const cols = await detailColumns(trx, kind, input, current, false)
   const name = input[kind.nameField]
+  const policy = ctx.options.unfilteredHtml
   if (typeof name === 'string') {
-    if (name.trim() === '') throw new CalendarError(kind.errors.couldNotUpdate, `Could not update the ${kind.type}: the name is blank.`)
-    cols.title = name.trim()
+    const cleaned = cleanTitle(name, ctx.principal, policy).trim()
+    if (cleaned === '') throw new CalendarError(kind.errors.couldNotUpdate, `Could not update the ${kind.type}: the name is blank.`)
+    cols.title = cleaned
   }
-  if (typeof input.description === 'string') cols.description = input.description
+  if (typeof input.description === 'string') cols.description = cleanPostHtml(input.description, ctx.principal, policy)
   Object.assign(cols, await updatedPostColumns(trx, kind.table, current, String(cols.title ?? current.title), lifecycleInput(input, ctx), ctx))
   await db.updateTable(kind.table).set(cols).where('id', '=', current.id).execute()
 }

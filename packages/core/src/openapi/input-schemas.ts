@@ -36,9 +36,9 @@ export function argJsonSchema(spec: ArgSpec, where: 'query' | 'body'): Json {
     delete rendered.$schema
     schema = isEmptySchema(rendered) ? fromDoc(spec.doc) : rendered
     if (spec.doc.format === 'uri' && schema.type === 'string') {
-      // url0: "" or an absolute URL.
+      // url0: "" or an absolute http(s) URL.
       const { maxLength } = schema
-      schema = { anyOf: [{ type: 'string', maxLength: 0 }, { type: 'string', format: 'uri', maxLength }] }
+      schema = { anyOf: [{ type: 'string', maxLength: 0 }, { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength }] }
     }
   }
   if (spec.default !== undefined && schema.default === undefined) {

@@ -1,3 +1,4 @@
+import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import { sql, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import type { DB } from '../db/generated.js'
@@ -52,6 +53,15 @@ async function lockTree(trx: Transaction<DB>, taxonomy: Taxonomy): Promise<void>
   await sql`select pg_advisory_xact_lock(hashtext(${`terms-tree:${taxonomy}`}))`.execute(trx)
 }
 
+/** Name and description as stored for the caller (issue 15 item 9); a name left empty is a 400. */
+function cleanTermFields(ctx: CallContext, fields: TermFields): Pick<TermFields, 'name' | 'description'> {
+  const policy = ctx.options.unfilteredHtml
+  const name = fields.name === undefined ? undefined : cleanTitle(fields.name, ctx.principal, policy)
+  if (name !== undefined && name.trim() === '') throw invalidParam('name', 'The name has no text once its markup is cleaned.')
+  const description = fields.description === undefined ? undefined : cleanPostHtml(fields.description, ctx.principal, policy)
+  return { name, description }
+}
+
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505'
 }
@@ -60,7 +70,8 @@ function isUniqueViolation(err: unknown): boolean {
  * Creates a term (CONTRACT 12): a case-insensitive name clash at the same level is `term_exists`;
  * a taken slug gets `-2`, `-3`…. Returns the new id.
  */
-export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, fields: TermFields & { name: string }): Promise<number> {
+export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, sent: TermFields & { name: string }): Promise<number> {
+  const fields = { ...sent, ...cleanTermFields(ctx, sent) } as TermFields & { name: string }
   const level = taxonomy === 'category' ? (fields.parentId ?? null) : undefined
   const attempt = () =>
     ctx.db.transaction().execute(async (trx) => {
@@ -95,7 +106,8 @@ export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, fields: T
 }
 
 /** Applies a partial update (CONTRACT 12): absent fields stay; a slug another term holds is `duplicate_term_slug`. */
-export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: number, fields: TermFields): Promise<void> {
+export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: number, sent: TermFields): Promise<void> {
+  const fields = { ...sent, ...cleanTermFields(ctx, sent) }
   const duplicate = (slug: string) =>
     new CalendarError('DUPLICATE_TERM_SLUG', `The slug “${slug}” is already in use by another term.`)
   let wantedSlug: string | undefined
