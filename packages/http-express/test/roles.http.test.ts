@@ -190,3 +190,137 @@ describe('role × operation × status matrix for venues, organizers, categories 
     expect(mismatches).toEqual([])
   })
 })
+
+describe('role matrix: author, linking, de-duplication and relation filters (issue 15 items 3, 4, 8)', () => {
+  const { tokens, userIds, request } = withRoleTokens()
+  const as = (caller: Caller) => (caller === 'anonymous' ? undefined : tokens[caller])
+  const CREATORS = ['contributor', 'author', 'editor', 'administrator'] as const
+  const isEditor = (caller: Caller) => caller === 'editor' || caller === 'administrator'
+  const WHEN = { start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00' }
+  const ids = {} as Record<'publicHall' | 'secretRoom' | 'hiddenOrg' | 'den', number>
+  const admin = (method: string, path: string, body?: unknown) => request(method, path, { token: tokens.administrator, body })
+  const rowCount = async () => {
+    const [e, v, o] = await Promise.all(['events', 'venues', 'organizers'].map((c) => request('GET', `/${c}?per_page=1&status=publish,draft,pending,private,future`, { token: tokens.administrator })))
+    return `${e!.body.total}/${v!.body.total}/${o!.body.total}`
+  }
+  beforeAll(async () => {
+    ids.publicHall = (await admin('POST', '/venues', { venue: 'Public Hall', address: '1 Main St', status: 'publish', author: userIds.editor })).body.id
+    ids.secretRoom = (await admin('POST', '/venues', { venue: 'Secret Room', address: 'Behind the bar', status: 'draft', author: userIds.editor })).body.id
+    ids.hiddenOrg = (await admin('POST', '/organizers', { organizer: 'Hidden Org', email: 'secret@example.org', status: 'private', author: userIds.editor })).body.id
+    ids.den = (await request('POST', '/venues', { token: tokens.contributor, body: { venue: 'Contrib Den' } })).body.id
+  })
+
+  it('lets only editors and up name another author, on every write that takes one', async () => {
+    const mismatches: string[] = []
+    for (const caller of CREATORS) {
+      const other = caller === 'editor' ? userIds.author : userIds.editor
+      const own = (await request('POST', '/events', { token: as(caller), body: { title: `Own by ${caller}`, ...WHEN } })).body.id
+      const writes: [string, string, Record<string, unknown>][] = [
+        ['POST', '/events', { title: `Authored by ${caller}`, ...WHEN, author: other }],
+        ['POST', '/venues', { venue: `Venue authored by ${caller}`, author: other }],
+        ['POST', '/organizers', { organizer: `Organizer authored by ${caller}`, author: other }],
+        ['PATCH', `/events/${own}`, { author: other }],
+        ['POST', '/events', { title: `Inline by ${caller}`, ...WHEN, venue: { venue: `Inline venue of ${caller}`, author: other } }],
+      ]
+      for (const [method, path, body] of writes) {
+        const before = await rowCount()
+        const res = await request(method, path, { token: as(caller), body })
+        const want = isEditor(caller) ? (method === 'POST' ? 201 : 200) : 403
+        if (res.status !== want) mismatches.push(`${caller} ${method} ${path}: ${res.status}`)
+        if (want === 403 && (res.body.code !== 'rest_forbidden' || (await rowCount()) !== before)) mismatches.push(`${caller} ${method} ${path} changed something`)
+        if (want !== 403 && path !== `/events/${own}` && body.author !== undefined && res.body.author !== String(other)) mismatches.push(`${caller} ${path}: author ${res.body.author}`)
+      }
+      // Naming oneself is no change of author.
+      const self = await request('POST', '/events', { token: as(caller), body: { title: `Self by ${caller}`, ...WHEN, author: userIds[caller] } })
+      if (self.status !== 201) mismatches.push(`${caller} naming self: ${self.status}`)
+    }
+    expect(mismatches).toEqual([])
+  })
+
+  it('never overwrites nor returns a record the caller may not edit through name de-duplication', async () => {
+    for (const caller of ['contributor', 'author'] as const) {
+      const venue = await request('POST', '/venues', { token: as(caller), body: { venue: 'public hall', address: 'EVIL' } })
+      expect(venue.status).toBe(201)
+      expect(venue.body.id, caller).not.toBe(ids.publicHall)
+      const organizer = await request('POST', '/organizers', { token: as(caller), body: { organizer: 'hidden org', phone: '1' } })
+      expect(organizer.status).toBe(201)
+      expect(organizer.body.id, caller).not.toBe(ids.hiddenOrg)
+      expect(organizer.body).not.toHaveProperty('email')
+      const event = await request('POST', '/events', {
+        token: as(caller),
+        body: { title: `Dedup ${caller}`, ...WHEN, venue: { venue: 'Secret Room', address: 'EVIL2' }, organizer: [{ organizer: 'Hidden Org', email: 'evil@example.org' }] },
+      })
+      expect(event.status).toBe(201)
+      expect(event.body.venue.id).not.toBe(ids.secretRoom)
+      expect(event.body.organizer[0].id).not.toBe(ids.hiddenOrg)
+    }
+    const hall = (await admin('GET', `/venues/${ids.publicHall}`)).body
+    expect(hall.address).toBe('1 Main St')
+    expect((await admin('GET', `/venues/${ids.secretRoom}`)).body.address).toBe('Behind the bar')
+    expect((await admin('GET', `/organizers/${ids.hiddenOrg}`)).body.email).toBe('secret@example.org')
+    // Callers who may edit the match still reuse it (CONTRACT 11.2): its owner, and editors.
+    const den = await request('POST', '/venues', { token: tokens.contributor, body: { venue: 'contrib den', phone: '2' } })
+    expect(den.body.id).toBe(ids.den)
+    const edited = await request('POST', '/venues', { token: tokens.editor, body: { venue: 'PUBLIC HALL', phone: '3' } })
+    expect(edited.body.id).toBe(ids.publicHall)
+  })
+
+  it('links only venues and organizers the caller may read; others answer as missing ids', async () => {
+    const mismatches: string[] = []
+    for (const caller of CREATORS) {
+      const tries: [string, unknown, unknown][] = [
+        ['venue', ids.secretRoom, 999999],
+        ['venue', { id: ids.secretRoom }, { id: 999999 }],
+        ['organizer', [ids.hiddenOrg], [999999]],
+        ['organizer', [{ id: ids.hiddenOrg }], [{ id: 999999 }]],
+      ]
+      for (const [field, hidden, missing] of tries) {
+        const res = await request('POST', '/events', { token: as(caller), body: { title: `Link ${caller}`, ...WHEN, [field]: hidden } })
+        if (isEditor(caller)) {
+          if (res.status !== 201) mismatches.push(`${caller} linking ${JSON.stringify(hidden)}: ${res.status}`)
+          continue
+        }
+        const gone = await request('POST', '/events', { token: as(caller), body: { title: `Link ${caller}`, ...WHEN, [field]: missing } })
+        // Same status, code and data; the message names the id sent.
+        const shape = (b: { code: string; data: unknown }) => JSON.stringify([b.code, b.data])
+        if (res.status !== 400 || shape(res.body) !== shape(gone.body)) mismatches.push(`${caller} linking ${JSON.stringify(hidden)}: ${res.status} ${res.body.code}`)
+      }
+      const open = await request('POST', '/events', { token: as(caller), body: { title: `Link open ${caller}`, ...WHEN, venue: ids.publicHall } })
+      if (open.status !== 201) mismatches.push(`${caller} linking a published venue: ${open.status}`)
+    }
+    const ownDraft = await request('POST', '/events', { token: tokens.contributor, body: { title: 'Own den', ...WHEN, venue: ids.den } })
+    expect(ownDraft.status).toBe(201)
+    expect(mismatches).toEqual([])
+  })
+
+  it('never shows a non-public linked record to callers who may not read it, in lists, single reads and json_ld', async () => {
+    const event = await admin('POST', '/events', { title: 'Published with hidden links', status: 'publish', ...WHEN, venue: ids.secretRoom, organizer: [ids.hiddenOrg] })
+    expect(event.status).toBe(201)
+    for (const caller of CALLERS) {
+      const single = await request('GET', `/events/${event.body.id}`, { token: as(caller) })
+      const listed = (await request('GET', '/events?search=hidden%20links', { token: as(caller) })).body.events[0]
+      const sees = isEditor(caller)
+      for (const [label, e] of [['single', single.body], ['list', listed]] as const) {
+        expect(Array.isArray(e.venue) ? undefined : e.venue.id, `${caller} ${label} venue`).toBe(sees ? ids.secretRoom : undefined)
+        expect(e.organizer.map((o: { id: number }) => o.id), `${caller} ${label} organizer`).toEqual(sees ? [ids.hiddenOrg] : [])
+      }
+      expect(Boolean(single.body.json_ld.location), `${caller} json_ld location`).toBe(sees)
+      expect(Boolean(single.body.json_ld.organizer), `${caller} json_ld organizer`).toBe(sees)
+      const venues = await request('GET', `/venues?event=${event.body.id}`, { token: as(caller) })
+      expect(venues.body.total, `${caller} /venues?event=`).toBe(sees ? 1 : 0)
+    }
+  })
+
+  it('answers event filters naming a record the caller may not read as for a missing one', async () => {
+    const mismatches: string[] = []
+    for (const caller of CALLERS) {
+      for (const [param, id] of [['venue', ids.secretRoom], ['organizer', ids.hiddenOrg]] as const) {
+        const res = await request('GET', `/events?${param}=${id}`, { token: as(caller) })
+        const missing = await request('GET', `/events?${param}=999999`, { token: as(caller) })
+        const want = isEditor(caller) ? 200 : 400
+        if (res.status !== want || (want === 400 && JSON.stringify(res.body) !== JSON.stringify(missing.body))) mismatches.push(`${caller} ?${param}=: ${res.status}`)
+      }
+    }
+    expect(mismatches).toEqual([])
+  })
+})

@@ -44,6 +44,15 @@ export function canEditItem(p: Principal | null, item: OwnedItem): boolean {
   return item.status === 'publish' || item.status === 'future' ? canPublish(p) : canEditType(p)
 }
 
+/**
+ * May make `authorId` the author of an item (issue 15 item 8): editors and up may name anyone;
+ * everybody else only themselves, as WordPress refuses contributors and authors an `author`
+ * other than their own.
+ */
+export function canAssignAuthor(p: Principal | null, authorId: number | undefined): boolean {
+  return authorId === undefined || canEditOthers(p) || (p !== null && p.id === authorId)
+}
+
 /** Whether a single non-trashed item may be read. */
 export function canReadItem(p: Principal | null, item: OwnedItem): boolean {
   if (item.status === 'publish') return true

@@ -52,13 +52,19 @@ export function readableInScopeSql(scope: ListScope, alias: string, opts: { tras
   return sql<SqlBool>`(${published} or ${own})`
 }
 
-/** SQL: the event `alias` shows its protected content to callers of `scope` without a password. */
-export function unlockedSql(scope: EditScope, alias: string): RawBuilder<SqlBool> {
-  const open = sql<SqlBool>`coalesce(${col(alias, 'password')}, '') = ''`
+/** SQL: the post `alias` may be edited by callers of `scope` (the SQL form of `canEditItem`). */
+export function editableSql(scope: EditScope, alias: string): RawBuilder<SqlBool> {
   if (scope.kind === 'all') return sql<SqlBool>`true`
-  if (scope.kind === 'none') return open
-  const own = scope.publishedToo
+  if (scope.kind === 'none') return sql<SqlBool>`false`
+  return scope.publishedToo
     ? sql<SqlBool>`${col(alias, 'author_id')} = ${scope.authorId}`
     : sql<SqlBool>`(${col(alias, 'author_id')} = ${scope.authorId} and ${col(alias, 'status')} not in ('publish', 'future'))`
-  return sql<SqlBool>`(${open} or ${own})`
+}
+
+/** SQL: the event `alias` shows its protected content to callers of `scope` without a password. */
+export function unlockedSql(scope: EditScope, alias: string): RawBuilder<SqlBool> {
+  if (scope.kind === 'all') return sql<SqlBool>`true`
+  const open = sql<SqlBool>`coalesce(${col(alias, 'password')}, '') = ''`
+  if (scope.kind === 'none') return open
+  return sql<SqlBool>`(${open} or ${editableSql(scope, alias)})`
 }

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely'
 import { parseArgs } from '../api/operation.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
+import type { Principal } from '../auth/principal.js'
+import { readableSql } from '../auth/visibility.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
 import { errorBody } from '../http/error-response.js'
 import { singlePerEvent, type LinkedKind } from '../linked/kinds.js'
@@ -60,11 +62,14 @@ function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | 
  * Checks the `venue`/`organizer` value of an event write before anything is written
  * (CONTRACT 10.4): ids must exist (400), `{id}` must name a record of the type
  * (`invalid-linked-post-id`), inline data must be valid. `null` result = unlink all.
+ * Only records the caller may read can be linked; any other id answers as a missing one
+ * (issue 15 item 4: linking must not publish a draft or private record, nor reveal that it exists).
  */
 export async function checkLinkRefs(
   db: Kysely<DB>,
   kind: LinkedKind,
   value: unknown,
+  principal: Principal | null,
 ): Promise<LinkRef[]> {
   const param = kind.nameField
   if (isClearing(value)) return []
@@ -78,7 +83,15 @@ export async function checkLinkRefs(
   const known = new Set(
     ids.length === 0
       ? []
-      : (await (db as Kysely<any>).selectFrom(kind.table).select('id').where('id', 'in', ids).where('status', '<>', 'trash').execute()).map(
+      : (
+          await (db as Kysely<any>)
+            .selectFrom(kind.table)
+            .select('id')
+            .where('id', 'in', ids)
+            .where('status', '<>', 'trash')
+            .where(readableSql(principal, kind.table, { trashHidden: true }))
+            .execute()
+        ).map(
           (r: { id: number }) => r.id,
         ),
   )

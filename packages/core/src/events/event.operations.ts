@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
-import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
+import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import type { ResolvedOptions } from '../config/options.js'
 import { createGuessLimiter, type GuessLimiter } from '../auth/guess-limiter.js'
@@ -138,6 +138,12 @@ async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: Ev
   return serializeEvent((await findEventRow(ctx.db, id))!, ctx)
 }
 
+/** Every `author` a write names: the event's and those of inline venues/organizers. */
+function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
+  const inline = [...(plan.venue ?? []), ...(plan.organizers ?? [])].map((ref) => ('create' in ref ? (ref.create.author as number | undefined) : undefined))
+  return [plan.author, ...inline]
+}
+
 /** POST /events (CONTRACT 10). */
 export function eventCreateOperation() {
   return defineOperation({
@@ -145,8 +151,9 @@ export function eventCreateOperation() {
     async prepare(input, ctx) {
       return planEventWrite(ctx.db, input as EventInput, undefined, ctx)
     },
-    authorize(_plan, ctx) {
+    authorize(plan, ctx) {
       require(ctx.principal, canEditType(ctx.principal))
+      require(ctx.principal, plannedAuthors(plan).every((author) => canAssignAuthor(ctx.principal, author)))
     },
     async run(plan, ctx) {
       return { status: 201, body: await writeAndRead(ctx, plan, undefined) }
@@ -173,8 +180,9 @@ export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
       const plan = await planEventWrite(ctx.db, writeInput, found.row, ctx)
       return { ...found, plan }
     },
-    authorize({ row }, ctx) {
+    authorize({ row, plan }, ctx) {
       require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
+      require(ctx.principal, plannedAuthors(plan).every((author) => canAssignAuthor(ctx.principal, author)))
     },
     async run({ id, row, plan }, ctx) {
       if (!row) return notAnEvent(ctx, id)

@@ -1,5 +1,5 @@
 import type { CallContext } from '../api/context.js'
-import { canEditItem } from '../auth/permissions.js'
+import { canEditItem, canReadItem } from '../auth/permissions.js'
 import { ORGANIZER, VENUE } from '../linked/kinds.js'
 import { linkedJsonLd, serializeLinked, type LinkedRow } from '../linked/linked.serializer.js'
 import { formatCost } from '../shared/cost.js'
@@ -71,7 +71,11 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const terms = row.terms ?? []
   // A list embeds no more than a write may attach (events stored before the caps keep a page small).
   const cap = <T>(items: T[], max: number): T[] => (view.list ? items.slice(0, max) : items)
-  const organizers = cap(row.organizers ?? [], LIMITS.organizersPerEvent).map((o) => serializeLinked(ORGANIZER, o, ctx, Boolean(view.single)))
+  // A linked venue/organizer the caller may not read stays out of the event, its JSON-LD included
+  // (issue 15 item 4: an event linking a draft must not publish it).
+  const venue = row.venue && canReadItem(ctx.principal, row.venue) ? row.venue : null
+  const organizerRows = (row.organizers ?? []).filter((o) => canReadItem(ctx.principal, o))
+  const organizers = cap(organizerRows, LIMITS.organizersPerEvent).map((o) => serializeLinked(ORGANIZER, o, ctx, Boolean(view.single)))
   const cost = costParts(row)
   const event: Record<string, unknown> = {
     id: row.id,
@@ -115,7 +119,7 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
     featured: row.featured,
     categories: cap(terms.filter((t) => t.taxonomy === 'category'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
     tags: cap(terms.filter((t) => t.taxonomy === 'tag'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
-    venue: row.venue ? serializeLinked(VENUE, row.venue, ctx, Boolean(view.single)) : [],
+    venue: venue ? serializeLinked(VENUE, venue, ctx, Boolean(view.single)) : [],
     organizer: organizers,
     custom_fields: [],
     // Extension: only series carry it, so a client that never makes one sees the contract's shape.
@@ -124,7 +128,7 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const locked = row.password !== null && row.password !== '' && !view.unlocked && !canEditItem(ctx.principal, row)
   if (view.list && locked) blankProtected(event)
   // A protected event never carries json_ld, even when unlocked (CONTRACT 4.7).
-  if (view.single && !row.password) event.json_ld = eventJsonLd(row, event, ctx)
+  if (view.single && !row.password) event.json_ld = eventJsonLd({ ...row, venue, organizers: organizerRows }, event, ctx)
   return event
 }
 

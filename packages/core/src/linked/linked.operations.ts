@@ -1,7 +1,7 @@
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
-import { canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
+import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { LinkedKind } from './kinds.js'
@@ -62,8 +62,9 @@ export function linkedCreateOperation(kind: LinkedKind) {
       await checkLinkedInput(ctx.db, kind, input)
       return input as LinkedInput
     },
-    authorize(_input, ctx) {
+    authorize(input, ctx) {
       require(ctx.principal, canEditType(ctx.principal))
+      require(ctx.principal, canAssignAuthor(ctx.principal, input.author as number | undefined))
     },
     async run(input, ctx) {
       const { id } = await ctx.db.transaction().execute((trx) => createLinked(trx, kind, input, ctx))
@@ -83,8 +84,9 @@ export function linkedUpdateOperation(kind: LinkedKind, locator: Locator) {
       await checkLinkedInput(ctx.db, kind, input)
       return { row, input: input as LinkedInput }
     },
-    authorize({ row }, ctx) {
+    authorize({ row, input }, ctx) {
       require(ctx.principal, canEditItem(ctx.principal, row))
+      require(ctx.principal, canAssignAuthor(ctx.principal, input.author as number | undefined))
     },
     async run({ row, input }, ctx) {
       await ctx.db.transaction().execute((trx) => updateLinked(trx, kind, row, input, ctx))

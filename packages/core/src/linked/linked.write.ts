@@ -1,3 +1,4 @@
+import { editableSql, editScope } from '../auth/visibility.js'
 import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
@@ -97,6 +98,9 @@ export async function createLinked(
     .where(sql<boolean>`lower(title) = lower(${name})`)
     .$if(description !== '', (qb) => qb.where(sql<boolean>`lower(description) = lower(${description})`))
     .where('status', '<>', 'trash')
+    // Issue 15 item 3: only a record the caller may edit is reused (and its details overwritten);
+    // otherwise a new one is created, so the answer never hands out, nor rewrites, another's record.
+    .where(editableSql(editScope(ctx.principal), kind.table))
     .orderBy('id')
     .limit(1)
     .executeTakeFirst()
