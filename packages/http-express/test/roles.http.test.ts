@@ -308,6 +308,11 @@ describe('role matrix: author, linking, de-duplication and relation filters (iss
       expect(Boolean(single.body.json_ld.organizer), `${caller} json_ld organizer`).toBe(sees)
       const venues = await request('GET', `/venues?event=${event.body.id}`, { token: as(caller) })
       expect(venues.body.total, `${caller} /venues?event=`).toBe(sees ? 1 : 0)
+      // The iCalendar file of the event says no more than its JSON.
+      const ics = await request('GET', `/events/${event.body.id}/ical`, { token: as(caller) })
+      expect(ics.status, `${caller} ical`).toBe(200)
+      expect(String(ics.body).includes('Secret Room'), `${caller} ical LOCATION`).toBe(sees)
+      expect(String(ics.body).includes('secret@example.org'), `${caller} ical ORGANIZER`).toBe(sees)
     }
   })
 

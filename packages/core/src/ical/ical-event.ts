@@ -2,7 +2,7 @@ import { TZDate } from '@date-fns/tz'
 import { compile } from 'html-to-text'
 import { ICalEventStatus, type ICalCalendar, type ICalEventData, ICalEvent, ICalEventClass, foldLines } from 'ical-generator'
 import type { CallContext } from '../api/context.js'
-import { canEditItem } from '../auth/permissions.js'
+import { canEditItem, canReadItem } from '../auth/permissions.js'
 import type { EventRow } from '../events/event.serializer.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
 import { postUrl, wallFromDb } from '../shared/post-fields.js'
@@ -94,12 +94,14 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
   if (locked) return data
   const description = plainText(row.description)
   if (description) data.description = description
-  if (row.venue) {
-    const title = location(row.venue)
-    const point = geo(row.venue)
+  // A linked venue or organizer the caller may not read stays out, as in the JSON (issue 15 item 4).
+  const venue = row.venue && canReadItem(ctx.principal, row.venue) ? row.venue : null
+  if (venue) {
+    const title = location(venue)
+    const point = geo(venue)
     if (title || point) data.location = title ? { title, ...(point ? { geo: point } : {}) } : { geo: point! }
   }
-  const organizer = (row.organizers ?? []).find((o) => typeof o.email === 'string' && o.email.includes('@'))
+  const organizer = (row.organizers ?? []).find((o) => canReadItem(ctx.principal, o) && typeof o.email === 'string' && o.email.includes('@'))
   if (organizer) data.organizer = { name: organizer.title.trim() || String(organizer.email), email: String(organizer.email).trim() }
   const categories = (row.terms ?? []).filter((t) => t.taxonomy === 'category').map((t) => ({ name: t.name }))
   if (categories.length > 0) data.categories = categories
