@@ -190,6 +190,13 @@ describe('relations of non-public events are not public (issue 15 item 6)', () =
     expect((await names('editor')).filter((n: string) => n.startsWith('Plan')).length).toBe(HIDDEN.length)
     // The contributor owns the drafts (not the trashed one).
     expect((await names('contributor')).filter((n: string) => n.startsWith('Plan')).sort()).toEqual(['Plan draft', 'Plan future', 'Plan pending', 'Plan private'])
+    // A single read of such a term answers as a missing id does.
+    const draftTerm = (await get('/categories?hide_empty=0&search=plan-draft', 'editor')).body.categories[0].id
+    const hidden = await get(`/categories/${draftTerm}`)
+    expect(hidden.status).toBe(400)
+    expect(hidden.body).toEqual((await get('/categories/999999')).body)
+    expect((await get(`/categories/${draftTerm}`, 'contributor')).status).toBe(200)
+    expect((await get(`/categories/${draftTerm}`, 'editor')).status).toBe(200)
   })
 
   it('answers venue and organizer filters naming a hidden record exactly as for a missing one', async () => {

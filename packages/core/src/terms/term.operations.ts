@@ -1,9 +1,9 @@
 import type { CallContext } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
-import { canManageTerms, require } from '../auth/permissions.js'
+import { canManageTerms, listScope, require } from '../auth/permissions.js'
 import { invalidParam } from '../errors.js'
 import { termIdArg, termWriteArgs, type Taxonomy } from './term.args.js'
-import { findTerm } from './term.repository.js'
+import { findTerm, termShownTo } from './term.repository.js'
 import { serializeTerm, TAXONOMY_PATH, type TermRow } from './term.serializer.js'
 import { checkParent, createTerm, deleteTerm, refuseParentOnTag, updateTerm, type TermWriteInput } from './term-write.js'
 
@@ -23,7 +23,10 @@ export function termReadOperation(taxonomy: Taxonomy) {
   return defineOperation({
     args: { id: termIdArg },
     async prepare(input, ctx) {
-      return requireTerm(ctx, taxonomy, input.id!)
+      const row = await requireTerm(ctx, taxonomy, input.id!)
+      // A term only hidden events use reads as a missing one to those who cannot see them (issue 15 item 6).
+      if (!(await termShownTo(ctx.db, row.id, listScope(ctx.principal)))) throw invalidParam('id')
+      return row
     },
     async run(row, ctx) {
       return { body: serializeTerm(row, ctx.urls) }

@@ -137,6 +137,22 @@ export function termListQuery(db: Kysely<DB>, f: TermListFilters): TermsQuery {
  * editors). Terms in use by nothing, or by a published event, are listed to everyone.
  */
 function termShownSql(scope: ListScope) {
+  return termShownSqlFor(scope)
+}
+
+/** Whether the term `id` is shown to callers of `scope` (the single read answers as for a missing id otherwise). */
+export async function termShownTo(db: Db, id: number, scope: ListScope): Promise<boolean> {
+  if (scope.kind === 'all') return true
+  const row = await (db as Kysely<DB>)
+    .selectFrom('terms as t')
+    .select('t.id')
+    .where('t.id', '=', id)
+    .where(termShownSqlFor(scope))
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+function termShownSqlFor(scope: ListScope) {
   return sql<SqlBool>`(t.count > 0
     or not exists (select 1 from event_terms et0 where et0.term_id = t.id)
     or exists (select 1 from event_terms et1 join events ev1 on ev1.id = et1.event_id
