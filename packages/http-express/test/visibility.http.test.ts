@@ -101,6 +101,14 @@ describe('password-protected events: search, filters and relation lookups (issue
     }
   })
 
+  it('does not count a protected event for only_with_upcoming unless the caller may edit it', async () => {
+    for (const [path, id] of [['/venues?only_with_upcoming=1', venue], ['/organizers?only_with_upcoming=1', organizer]] as const) {
+      const key = path.startsWith('/venues') ? 'venues' : 'organizers'
+      expect(ids((await get(path)).body[key]), path).not.toContain(id)
+      expect(ids((await get(path, 'editor')).body[key]), path).toContain(id)
+    }
+  })
+
   it('rate-limits wrong password guesses per event and client with a 429 in the error shape', async () => {
     const other = await ctx.calendar.events.create({ title: 'Other secret', start_date: '2026-12-11 20:00:00', end_date: '2026-12-11 21:00:00' })
     await ctx.calendar.events.update(other.id, { password: 'pw' })

@@ -1,3 +1,4 @@
+import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
@@ -21,6 +22,8 @@ export interface LinkedListFilters {
   /** Explicit `status` filter; otherwise the scope decides. */
   statuses?: readonly string[]
   scope: ListScope
+  /** Whose protected events count for `upcomingFrom` (a protected event's venue and organizers are blanked). */
+  editScope: EditScope
 }
 
 type LinkedTable = LinkedDB['venues']
@@ -73,7 +76,7 @@ export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: Linke
     )
     .$if(f.upcomingFrom !== undefined, (q) =>
       q.where((eb) =>
-        linkedToEvent(kind, eb, ev.and([ev('ev.status', '=', 'publish'), ev('ev.start_utc', '>=', f.upcomingFrom!)])),
+        linkedToEvent(kind, eb, ev.and([ev('ev.status', '=', 'publish'), ev('ev.start_utc', '>=', f.upcomingFrom!), unlockedSql(f.editScope, 'ev')])),
       ),
     )
 }

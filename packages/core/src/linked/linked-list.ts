@@ -7,7 +7,7 @@ import { pageBound } from '../db/sql-literals.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { utcWall } from '../shared/post-fields.js'
-import { eventContentVisible, eventVisible } from '../auth/visibility.js'
+import { editScope, eventContentVisible, eventVisible } from '../auth/visibility.js'
 import { findEventAccess } from '../events/event.repository.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListArgs } from './linked.args.js'
@@ -45,6 +45,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         upcomingFrom: input.only_with_upcoming ? utcWall(ctx.now) : undefined,
         statuses: input.status,
         scope: listScope(ctx.principal),
+        editScope: editScope(ctx.principal),
       }
       return { input, filters }
     },
