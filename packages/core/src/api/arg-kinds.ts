@@ -109,15 +109,21 @@ export function toList(value: unknown): unknown[] {
 
 const listInput = z.union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()])
 
-/** A list (array or CSV) whose every item passes `item`. */
-export function listSchema<T>(item: z.ZodType<T>): z.ZodType<T[], z.input<typeof listInput>> {
-  return listInput.transform((v) => toList(v)).pipe(z.array(item)) as unknown as z.ZodType<T[], z.input<typeof listInput>>
+/**
+ * A list (array or CSV) whose every item passes `item`. An empty one (`?venue=`, `?status=,`)
+ * names nothing and is refused, as the event list's term filters always were (an `in ()` the
+ * database cannot parse was a 500); `allowEmpty` keeps it as `[]` for the filters where the
+ * reference reads it as no filter (the term lists' `include`/`exclude`).
+ */
+export function listSchema<T>(item: z.ZodType<T>, options: { allowEmpty?: boolean } = {}): z.ZodType<T[], z.input<typeof listInput>> {
+  const items = options.allowEmpty ? z.array(item) : z.array(item).min(1)
+  return listInput.transform((v) => toList(v)).pipe(items) as unknown as z.ZodType<T[], z.input<typeof listInput>>
 }
 
-/** An id-or-slug item: a positive integer or a non-empty string. */
+/** An id-or-slug item: a positive integer or a non-empty string; digits beyond int4 name no id. */
 export const idOrSlugSchema = z.union([
   posintSchema,
-  z.string().min(1).max(200),
+  z.string().min(1).max(200).refine((s) => !/^\s*[+-]?\d+(?:\.\d*)?\s*$/.test(s)),
 ]) as z.ZodType<number | string, number | string>
 
 /** Builds an argument spec. */
@@ -139,8 +145,8 @@ export const args = {
   time: (extra?: Omit<ArgSpec<string | number>, 'schema' | 'doc'>) =>
     arg(timeSchema, { type: 'string', format: 'date-time' }, extra),
   url0: (extra?: Omit<ArgSpec<string>, 'schema' | 'doc'>) => arg(url0Schema, { type: 'string', format: 'uri' }, extra),
-  posintList: (extra?: Omit<ArgSpec<number[]>, 'schema' | 'doc'>) =>
-    arg(listSchema(posintSchema), { type: 'array', items: { type: 'integer' } }, extra),
+  posintList: (extra?: Omit<ArgSpec<number[]>, 'schema' | 'doc'>, options?: { allowEmpty?: boolean }) =>
+    arg(listSchema(posintSchema, options), { type: 'array', items: { type: 'integer' } }, extra),
   idOrSlugList: (extra?: Omit<ArgSpec<(number | string)[]>, 'schema' | 'doc'>) =>
     arg(listSchema(idOrSlugSchema), { type: 'array', items: { type: ['integer', 'string'] } }, extra),
   enumOf: <const E extends readonly [string, ...string[]]>(values: E, extra?: Omit<ArgSpec<E[number]>, 'schema' | 'doc'>) =>

@@ -1,5 +1,5 @@
 import { parseTimeInput } from '../shared/time-input.js'
-import { addDaysToDate, addMonthsToWall, nowUtcWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
+import { addDaysToDate, addMonthsToWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
 
 // The date bounds of an event list request (CONTRACT 6.2, 6.3, 6.6). Pure: the clock, the site
 // zone and the date-filter mode come in as values, so every rule is unit-tested across zones.
@@ -47,7 +47,8 @@ function dayOf(raw: unknown, clock: BoundClock): string {
 /** A strict bound: read as UTC unless it carries an offset, then seen in the site zone. */
 function exactly(raw: unknown, clock: BoundClock): string {
   const t = parseTimeInput(raw, { now: clock.now, zone: 'UTC' })!
-  return utcToWall(t.kind === 'instant' ? t.utc : t.wall, clock.zone)
+  const utc = t.kind === 'instant' ? t.utc : t.wall
+  return storableWall(() => utcToWall(utc, clock.zone)) ?? (utc < '5000' ? MIN_WALL : MAX_WALL)
 }
 
 let lastWindow: { key: string; window: { from: string; to: string } } | undefined
@@ -90,8 +91,11 @@ export function listBounds(input: BoundParams, clock: BoundClock): DateBounds {
   if (input.starts_after !== undefined) bounds.startGt = endOfDay(input.starts_after)
   if (input.ends_before !== undefined) bounds.endLt = endOfDay(input.ends_before)
   if (input.ends_after !== undefined) bounds.endGt = endOfDay(input.ends_after)
-  if (clock.mode === 'utc') {
-    for (const key of Object.keys(bounds) as (keyof DateBounds)[]) bounds[key] = wallToUtc(bounds[key]!, clock.zone)
+  for (const key of Object.keys(bounds) as (keyof DateBounds)[]) {
+    const wall = bounds[key]!
+    // A bound past the stored years (year 1 in UTC+14 is year 0 in UTC) selects what the edge would.
+    const placed = clock.mode === 'utc' ? storableWall(() => wallToUtc(wall, clock.zone)) : storableWall(() => wall)
+    bounds[key] = placed ?? (wall < '5000' ? MIN_WALL : MAX_WALL)
   }
   return bounds
 }

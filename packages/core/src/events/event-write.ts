@@ -9,7 +9,7 @@ import { createLinked } from '../linked/linked.write.js'
 import { parseCost } from '../shared/cost.js'
 import { initialPostColumns, requestedDateUtc, updatedPostColumns } from '../posts/lifecycle.js'
 import { wallFromDb } from '../shared/post-fields.js'
-import { isValidTimezone, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
+import { isValidTimezone, storableWall, utcToWall, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
 import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../shared/write-inputs.js'
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
@@ -69,8 +69,14 @@ export async function planEventWrite(
       start = `${start.slice(0, 10)} 00:00:00`
       end = `${end.slice(0, 10)} 23:59:59`
     }
-    const startUtc = wallToUtc(start, timezone)
-    const endUtc = wallToUtc(end, timezone)
+    const startUtc = storableWall(() => wallToUtc(start!, timezone))
+    const endUtc = storableWall(() => wallToUtc(end!, timezone))
+    if (startUtc === null) throw invalidParam('start_date')
+    if (endUtc === null) throw invalidParam('end_date')
+    // A wall time inside a DST gap does not exist; it moves forward by the gap (02:30 -> 03:30), as
+    // RFC 5545 and Temporal's 'compatible' read it, so the stored wall and UTC agree.
+    start = utcToWall(startUtc, timezone)
+    end = utcToWall(endUtc, timezone)
     // O-5: an end before the start is refused rather than silently moved.
     if (utcWallToEpochMs(endUtc) < utcWallToEpochMs(startUtc)) throw invalidParam('end_date', 'The end date is before the start date.')
     Object.assign(cols, { start_local: start, end_local: end, start_utc: startUtc, end_utc: endUtc })

@@ -1,7 +1,7 @@
 import { TZDate } from '@date-fns/tz'
 import { addDays, addMonths, addWeeks, addYears } from 'date-fns'
 import * as chrono from 'chrono-node'
-import { epochMsToUtcWall, isWallTime, utcToWall, utcWallToEpochMs, type WallTime } from './wall-time.js'
+import { epochMsToUtcWall, isStorableWall, isWallTime, utcToWall, utcWallToEpochMs, type WallTime } from './wall-time.js'
 
 /** A parsed "time" input: either a site-local wall clock (zone applied later) or an absolute instant in UTC. */
 export type TimeInput = { kind: 'wall'; wall: WallTime; dateOnly: boolean } | { kind: 'instant'; utc: WallTime }
@@ -88,8 +88,14 @@ function fromPhrase(text: string, now: Date, zone: string): TimeInput | null {
   return { kind: 'wall', wall, dateOnly: !c.isCertain('hour') }
 }
 
-/** Parses the API's "time" input (Unix seconds, ISO-ish wall/instant strings, English phrases); null when invalid. */
+/** Parses the API's "time" input (Unix seconds, ISO-ish wall/instant strings, English phrases); null when invalid or outside years 1-9999. */
 export function parseTimeInput(raw: unknown, ctx: { now: Date; zone: string }): TimeInput | null {
+  const parsed = parseAnyTime(raw, ctx)
+  // Year 0 parses (ISO 8601 has it) but the database cannot store it: invalid input, not a 500.
+  return parsed && isStorableWall(parsed.kind === 'instant' ? parsed.utc : parsed.wall) ? parsed : null
+}
+
+function parseAnyTime(raw: unknown, ctx: { now: Date; zone: string }): TimeInput | null {
   if (typeof raw === 'number') return Number.isFinite(raw) ? instantFromMs(Math.floor(raw * 1000)) : null
   if (typeof raw !== 'string') return null
   const text = raw.trim()

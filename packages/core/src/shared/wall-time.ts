@@ -95,6 +95,29 @@ function parts(wall: WallTime): WallParts {
   return p
 }
 
+/** The first and last wall times the database stores: PostgreSQL has no year 0 in this form. */
+export const MIN_WALL: WallTime = '0001-01-01 00:00:00'
+export const MAX_WALL: WallTime = '9999-12-31 23:59:59'
+
+/** True when a wall time lies in the years 1 to 9999, the ones the database stores. */
+export function isStorableWall(wall: WallTime): boolean {
+  return wall.length === 19 && wall >= MIN_WALL && wall <= MAX_WALL
+}
+
+/**
+ * Runs a conversion whose result goes to the database; `null` when it leaves years 1-9999 (a
+ * year-1 time read in UTC+14 is in year 0, a 9999 one in UTC-12 in year 10000).
+ */
+export function storableWall(convert: () => WallTime): WallTime | null {
+  try {
+    const wall = convert()
+    return isStorableWall(wall) ? wall : null
+  } catch (err) {
+    if (err instanceof RangeError) return null
+    throw err
+  }
+}
+
 /** Epoch milliseconds to a UTC wall time; sub-second precision is floored away. */
 export function epochMsToUtcWall(ms: number): WallTime {
   const d = new Date(ms)

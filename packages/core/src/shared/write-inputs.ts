@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
 import { parseTimeInput } from './time-input.js'
-import { utcToWall, wallToUtc, type WallTime } from './wall-time.js'
+import { storableWall, utcToWall, wallToUtc, type WallTime } from './wall-time.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -10,14 +10,18 @@ type Db = Kysely<DB> | Transaction<DB>
 export function timeToUtc(raw: unknown, zone: string, now: Date, name: string): WallTime {
   const parsed = parseTimeInput(raw, { now, zone })
   if (!parsed) throw invalidParam(name)
-  return parsed.kind === 'instant' ? parsed.utc : wallToUtc(parsed.wall, zone)
+  const utc = storableWall(() => (parsed.kind === 'instant' ? parsed.utc : wallToUtc(parsed.wall, zone)))
+  if (utc === null) throw invalidParam(name)
+  return utc
 }
 
 /** Places a write-side time value as a wall clock in `zone`. */
 export function timeToWall(raw: unknown, zone: string, now: Date, name: string): WallTime {
   const parsed = parseTimeInput(raw, { now, zone })
   if (!parsed) throw invalidParam(name)
-  return parsed.kind === 'instant' ? utcToWall(parsed.utc, zone) : parsed.wall
+  const wall = storableWall(() => (parsed.kind === 'instant' ? utcToWall(parsed.utc, zone) : parsed.wall))
+  if (wall === null) throw invalidParam(name)
+  return wall
 }
 
 /** Checks that `author` names an existing user (else 400). */
@@ -34,7 +38,7 @@ export function checkImageValue(value: unknown, name = 'image'): { clear: true }
   if (value === '' || value === null || value === false || value === 0) return { clear: true }
   if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) {
     const id = Number(value)
-    if (!Number.isSafeInteger(id) || id > 2147483647) throw invalidParam(name)
+    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(name)
     return { id }
   }
   if (typeof value === 'string') {

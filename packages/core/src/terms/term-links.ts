@@ -18,7 +18,10 @@ export async function resolveTermsForWrite(
   language: string,
 ): Promise<number[]> {
   const ids: number[] = []
-  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number)
+  // A number that is no integer names no term at all: bad input. Integers beyond int4 are unknown ids.
+  const param = taxonomy === 'category' ? 'categories' : 'tags'
+  if (items.some((i) => typeof i === 'number' && !Number.isInteger(i))) throw invalidParam(param)
+  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isTermId)
   if (numeric.length > 0) {
     const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('id', 'in', numeric).execute()
     const known = new Set(rows.map((r) => r.id))
@@ -46,6 +49,11 @@ export async function resolveTermsForWrite(
     ids.push(found ? found.id : await createTermRow(trx, { taxonomy, name, slug, language, parentId: null, description: '' }))
   }
   return [...new Set(ids)]
+}
+
+/** Whether a number can be a term id (a positive int4): others are looked up as slugs only. */
+function isTermId(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= 2147483647
 }
 
 /** The advisory-lock key that serialises writers creating a term of one name. */
@@ -98,7 +106,7 @@ export async function resolveTermFilter(
   // An empty list names no term; refusing it beats an `in ()` the database cannot parse.
   if (items.length === 0) throw invalidParam(param)
   const strings = items.map(String)
-  const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number)
+  const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number).filter(isTermId)
   // A category's descendants come in the same statement, one array per candidate: a list request
   // with a category filter then costs one round trip here, not two.
   const subtree = sql<number[]>`array(

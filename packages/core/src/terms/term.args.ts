@@ -33,8 +33,9 @@ export function termListArgs(taxonomy: Taxonomy, variant: VariantConfig) {
     page: args.posint({ default: 1, description: 'Page of the collection.' }),
     per_page: args.posint({ default: variant.perPageDefault, description: 'Terms per page (at most 50).' }),
     search: args.nestr({ description: 'Terms whose name or slug contains this string.' }),
-    exclude: args.posintList({ description: 'Leave out these term IDs.' }),
-    include: args.posintList({ description: 'Only these term IDs.' }),
+    // Empty is no filter here, as in the reference.
+    exclude: args.posintList({ description: 'Leave out these term IDs.' }, { allowEmpty: true }),
+    include: args.posintList({ description: 'Only these term IDs.' }, { allowEmpty: true }),
     order: lowerEnum(['asc', 'desc'], { default: 'asc', description: 'Sort direction.' }),
     orderby: lowerEnum(TERM_ORDERBY, { default: 'name', description: 'Term attribute to sort by.' }),
     hide_empty: args.bool({ default: true, description: 'Hide terms not assigned to any published event.' }),

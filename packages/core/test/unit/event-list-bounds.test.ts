@@ -77,8 +77,16 @@ describe('listBounds', () => {
     expect(listBounds({ include: [1], start_date: '2027-01-01', starts_before: '2027-02-01' }, clock('UTC'))).toEqual({ startLt: '2027-02-01 23:59:59' })
   })
 
-  it('reaches year 0 and 9999 without shifting the day', () => {
-    expect(listBounds({ start_date: '0000-01-01', end_date: '9999-12-31' }, clock('UTC'))).toEqual({ startGte: '0000-01-01 00:00:00', endLte: '9999-12-31 23:59:59' })
+  it('reaches year 1 and 9999 without shifting the day', () => {
+    expect(listBounds({ start_date: '0001-01-01', end_date: '9999-12-31' }, clock('UTC'))).toEqual({ startGte: '0001-01-01 00:00:00', endLte: '9999-12-31 23:59:59' })
+  })
+
+  it('keeps bounds that leave years 1-9999 after the zone conversion at the edge (year 0 was a 500)', () => {
+    expect(listBounds({ start_date: '0001-01-01', end_date: '9999-12-31' }, clock('UTC+14', 'utc'))).toEqual({ startGte: '0001-01-01 00:00:00', endLte: '9999-12-31 09:59:59' })
+    expect(listBounds({ start_date: '0001-01-01', end_date: '9999-12-31' }, clock('Etc/GMT+12', 'utc'))).toEqual({ startGte: '0001-01-01 12:00:00', endLte: '9999-12-31 23:59:59' })
+    expect(listBounds({ start_date: '0001-01-01T00:00:00Z', strict_dates: '1' }, clock('UTC+14'))).toMatchObject({ startGte: '0001-01-01 14:00:00' })
+    expect(listBounds({ start_date: '0001-01-01T00:00:00Z', strict_dates: '1' }, clock('UTC-12'))).toMatchObject({ startGte: '0001-01-01 00:00:00' })
+    expect(listBounds({ end_date: '9999-12-31T23:59:59Z', strict_dates: '1' }, clock('Etc/GMT+12'))).toMatchObject({ endLte: '9999-12-31 11:59:59' })
   })
 })
 
