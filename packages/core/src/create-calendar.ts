@@ -1,6 +1,6 @@
-import { buildUrls, NAMESPACE, type CallContext } from './api/context.js'
+import { buildCallContext, NAMESPACE } from './api/context.js'
 import { languageArgs } from './api/language-arg.js'
-import { invoke, type Operation } from './api/operation.js'
+import { invoke, type ArgInput, type Operation } from './api/operation.js'
 import { SYSTEM_PRINCIPAL, type Principal, type Role } from './auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
@@ -9,7 +9,12 @@ import { waitForDatabase } from './db/connect.js'
 import { openDatabase, type DatabaseHandle } from './db/create-db.js'
 import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
 import { migrateToLatest, type MigrationReport } from './db/migrate.js'
-import { activeLanguage, createDispatcher } from './http/dispatch.js'
+import { createDispatcher } from './http/dispatch.js'
+import { invalidParams } from './errors.js'
+import type { EventListArgs } from './events/event.args.js'
+import { eventWriteArgs } from './events/event.args.js'
+import { linkedListArgs, linkedWriteArgs } from './linked/linked.args.js'
+import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
@@ -42,21 +47,43 @@ export interface CallOptions {
 type Query = Record<string, unknown>
 type Body = Record<string, unknown>
 type Json = Record<string, any>
+type RawCall = { path?: Record<string, string>; query?: unknown; body?: unknown }
+
+// Script inputs are typed from the argument declarations that validate HTTP input, so a misspelt
+// field does not compile; at run time a name the operation does not declare is a 400 as well.
+
+/** `ml_language`, which every call declares in variant B (the `language` call option sets it too). */
+type WithLanguage<T> = T & { ml_language?: string }
+
+/** Query of `events.list`: the parameters of `GET /events` (CONTRACT 6.1; bounds filters in variant B). */
+export type EventListQuery = WithLanguage<ArgInput<EventListArgs>>
+/** Body of `events.create`/`update`: the fields of CONTRACT 10.1 (`password` in variant B). */
+export type EventInput = WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
+/** Body of `venues.create`/`update` (CONTRACT 11.1). */
+export type VenueInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'venue', (typeof VENUE)['detailArgs']>>>>
+/** Body of `organizers.create`/`update` (CONTRACT 11.1). */
+export type OrganizerInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'organizer', (typeof ORGANIZER)['detailArgs']>>>>
+/** Query of `venues.list`/`organizers.list` (CONTRACT 7). */
+export type LinkedListQuery = WithLanguage<ArgInput<ReturnType<typeof linkedListArgs>>>
+/** Query of `categories.list`/`tags.list` (CONTRACT 8; `parent` for categories only). */
+export type TermListQuery = WithLanguage<ArgInput<ReturnType<typeof termListArgs>>>
+/** Body of `categories.create`/`update` and the tag calls (CONTRACT 12; `parent` for categories only). */
+export type TermInput = WithLanguage<ArgInput<ReturnType<typeof termWriteArgs>>>
 
 /** The typed script API of one resource with by-id and by-slug routes. */
-export interface PostResourceApi<T, L> {
-  list(query?: Query, options?: CallOptions): Promise<L>
+export interface PostResourceApi<T, L, Q = Query, I = Body> {
+  list(query?: Q, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions & { password?: string }): Promise<T>
   getBySlug(slug: string, options?: CallOptions & { password?: string }): Promise<T>
-  create(input: Body, options?: CallOptions): Promise<T>
-  update(id: number, input: Body, options?: CallOptions): Promise<T>
-  updateBySlug(slug: string, input: Body, options?: CallOptions): Promise<T>
+  create(input: I, options?: CallOptions): Promise<T>
+  update(id: number, input: I, options?: CallOptions): Promise<T>
+  updateBySlug(slug: string, input: I, options?: CallOptions): Promise<T>
   delete(id: number, options?: CallOptions): Promise<T>
   deleteBySlug(slug: string, options?: CallOptions): Promise<T>
 }
 
 /** The script API of events: the common resource calls plus the origin lookup (extension). */
-export interface EventResourceApi extends PostResourceApi<EventResource, EventList> {
+export interface EventResourceApi extends PostResourceApi<EventResource, EventList, EventListQuery, EventInput> {
   /**
    * The event imported from `originUid` (its `origin_uid` write field, e.g. an iCalendar UID) in
    * the active language, or `undefined` when none exists or the caller may not see it. Trashed
@@ -70,11 +97,11 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
 }
 
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
-export interface TermResourceApi<T, L> {
-  list(query?: Query, options?: CallOptions): Promise<L>
+export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
+  list(query?: Q, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions): Promise<T>
-  create(input: Body, options?: CallOptions): Promise<T>
-  update(id: number, input: Body, options?: CallOptions): Promise<T>
+  create(input: I, options?: CallOptions): Promise<T>
+  update(id: number, input: I, options?: CallOptions): Promise<T>
   delete(id: number, options?: CallOptions): Promise<T>
 }
 
@@ -88,8 +115,8 @@ export interface Calendar {
   /** Turns anything thrown into the contract's error response; given the request, with the CORS and compatibility-path headers its answers get. */
   toErrorResponse(err: unknown, request?: CalendarRequest): CalendarResponse
   readonly events: EventResourceApi
-  readonly venues: PostResourceApi<VenueResource, VenueList>
-  readonly organizers: PostResourceApi<OrganizerResource, OrganizerList>
+  readonly venues: PostResourceApi<VenueResource, VenueList, LinkedListQuery, VenueInput>
+  readonly organizers: PostResourceApi<OrganizerResource, OrganizerList, LinkedListQuery, OrganizerInput>
   readonly categories: TermResourceApi<TermResource, CategoryList>
   readonly tags: TermResourceApi<TermResource, TagList>
   /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */
@@ -176,42 +203,39 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
-  async function call<R = Json>(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions = {}): Promise<R> {
+  async function call<R = Json>(op: Operation<any, any, any> | undefined, raw: RawCall, opts: CallOptions = {}): Promise<R> {
     return (await callRaw(op, raw, opts)).body as R
   }
 
   /** A call whose answer is text (`stream`), joined. */
-  async function callText(op: Operation<any, any, any>, raw: { path?: Record<string, string>; query?: Query }, opts: CallOptions = {}): Promise<string> {
+  async function callText(op: Operation<any, any, any>, raw: RawCall, opts: CallOptions = {}): Promise<string> {
     let text = ''
     for await (const chunk of (await callRaw(op, raw, opts)).stream ?? []) text += chunk
     return text
   }
 
-  async function callRaw(op: Operation<any, any, any> | undefined, raw: { path?: Record<string, string>; query?: Query; body?: Body }, opts: CallOptions) {
-    const query = raw.query ?? {}
-    const body = raw.body ?? {}
-    const path = raw.path ?? {}
-    const merged = { ...query, ...body, ...path, ...(opts.language ? { ml_language: opts.language } : {}) }
-    const ctx: CallContext = {
-      principal: opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as,
-      client: '',
-      language: activeLanguage(options, merged.ml_language),
-      now: options.now(),
-      urls: buildUrls(options.publicBaseUrl, options.publicBaseUrl, ''),
-      options,
-      db,
-      raw: { path, query, body },
-    }
+  async function callRaw(op: Operation<any, any, any> | undefined, raw: RawCall, opts: CallOptions) {
     if (!op) throw new TypeError('This operation is not available.')
-    return invoke(op, merged, ctx)
+    const query = (raw.query ?? {}) as Query
+    const body = (raw.body ?? {}) as Body
+    // Over HTTP an unknown parameter has no effect (CONTRACT 1.1); from a script it is a typo.
+    const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name))
+    if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+    const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
+    const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }
+    const { ctx, params } = buildCallContext(source, options, db)
+    return invoke(op, params, ctx)
   }
+  /** `password` of a read, where the operation declares one (variant B). */
+  const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
+    password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
 
   const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
   type Ops = Record<string, Operation<any, any, any>>
-  const postApi = <T, L>(ops: Ops): PostResourceApi<T, L> => ({
+  const postApi = <T, L, Q, I>(ops: Ops): PostResourceApi<T, L, Q, I> => ({
     list: (query, o) => call(ops.list, { query }, o),
-    get: (id, o) => call(ops.get, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
-    getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: o?.password ? { password: o.password } : {} }, o),
+    get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
+    getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
     create: (body, o) => call(ops.create, { body }, o),
     update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
     updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body }, o),
@@ -235,10 +259,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       return request ? dispatch.finish(request, response) : response
     },
     events: {
-      ...postApi<EventResource, EventList>(events),
+      ...postApi<EventResource, EventList, EventListQuery, EventInput>(events),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       feed: (query, o) => callText(ical.feed, { query }, o),
-      ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: o?.password ? { password: o.password } : {} }, o),
+      ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o),
     },
     venues: postApi(venues),
     organizers: postApi(organizers),

@@ -57,3 +57,50 @@ export function buildUrls(publicBaseUrl: string | undefined, origin: string | un
     globalIdBase: `${parsed.hostname}${parsed.pathname.replace(/\/+$/, '')}`,
   }
 }
+
+/** Where one call comes from: HTTP (`http/dispatch.ts`) or the script API (`create-calendar.ts`). */
+export interface CallSource {
+  readonly principal: Principal | null
+  readonly raw: RawParams
+  /** The client's address (HTTP); `''` when unknown. */
+  readonly client?: string
+  /** A language chosen outside the parameters (the script API's option); wins over `ml_language`. */
+  readonly language?: string
+  /** Origin the request came in on (`http://host:port`); the public URL wins when configured. */
+  readonly origin?: string
+  /** Path the calendar is mounted under by the host. */
+  readonly mountPath?: string
+  /** REST namespace the call came in under (the compatibility namespace, or ours by default). */
+  readonly namespace?: string
+}
+
+/** Picks the active language of variant B from the raw `ml_language` (validated later). */
+export function activeLanguage(options: ResolvedOptions, raw: unknown): string {
+  if (!options.variant.multilingual) return ''
+  return typeof raw === 'string' && options.languages.includes(raw) ? raw : options.languages[0]!
+}
+
+/**
+ * The one builder of a call's context, and the parameters the operation parses: body over query,
+ * path placeholders over both (O-13).
+ */
+export function buildCallContext(
+  source: CallSource,
+  options: ResolvedOptions,
+  db: Kysely<DB>,
+): { ctx: CallContext; params: Record<string, unknown> } {
+  const { path, query, body } = source.raw
+  const params: Record<string, unknown> = { ...query, ...body, ...path }
+  if (source.language) params.ml_language = source.language
+  const ctx: CallContext = {
+    principal: source.principal,
+    client: source.client ?? '',
+    language: activeLanguage(options, params.ml_language),
+    now: options.now(),
+    urls: buildUrls(options.publicBaseUrl, source.origin, source.mountPath, source.namespace),
+    options,
+    db,
+    raw: source.raw,
+  }
+  return { ctx, params }
+}

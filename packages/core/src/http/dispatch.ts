@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { buildUrls, NAMESPACE, WP_NAMESPACE, type CallContext } from '../api/context.js'
+import { buildCallContext, NAMESPACE, WP_NAMESPACE } from '../api/context.js'
 import { invoke } from '../api/operation.js'
 import { authenticateBearer } from '../auth/tokens.js'
 import type { Principal } from '../auth/principal.js'
@@ -29,12 +29,6 @@ export async function resolvePrincipal(
 ): Promise<Principal | null> {
   if (options.authenticate) return (await options.authenticate(request)) ?? null
   return authenticateBearer(db, header(request, 'authorization'))
-}
-
-/** Picks the active language of variant B from the raw `ml_language` (validated later). */
-export function activeLanguage(options: ResolvedOptions, raw: unknown): string {
-  if (!options.variant.multilingual) return ''
-  return typeof raw === 'string' && options.languages.includes(raw) ? raw : options.languages[0]!
 }
 
 /** The methods a route serves, in registration order (`Allow`, preflight answers). */
@@ -85,19 +79,12 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const body = BODY_METHODS.has(method)
         ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
         : {}
-      // Body over query; path placeholders win over both (O-13).
-      const raw = { ...query, ...body, ...match.params }
-      const ctx: CallContext = {
-        principal,
-        client: request.client ?? '',
-        language: activeLanguage(options, raw.ml_language),
-        now: options.now(),
-        urls: buildUrls(options.publicBaseUrl, origin, request.mountPath, namespace),
+      const { ctx, params } = buildCallContext(
+        { principal, raw: { path: match.params, query, body }, client: request.client, origin, mountPath: request.mountPath, namespace },
         options,
         db,
-        raw: { path: match.params, query, body },
-      }
-      const result = await invoke(match.endpoint.operation, raw, ctx)
+      )
+      const result = await invoke(match.endpoint.operation, params, ctx)
       return {
         status: result.status ?? 200,
         // An operation that states its own caching (a feed with validators) keeps it.

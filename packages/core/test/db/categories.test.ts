@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, Principal } from '@cal-events/core'
+import type { Calendar, EventInput, TermInput, Principal } from '@cal-events/core'
 import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -15,7 +15,7 @@ describe(`categories: writes (${BACKEND})`, () => {
   })
   afterAll(() => calendar.close())
 
-  const event = (title: string, categories: unknown, extra: Record<string, unknown> = {}) =>
+  const event = (title: string, categories: EventInput['categories'], extra: EventInput = {}) =>
     calendar.events.create({ title, start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 20:00:00', categories, ...extra })
 
   it('creates a category in the reference shape, count 0', async () => {
@@ -197,20 +197,20 @@ describe(`categories: writes (${BACKEND})`, () => {
 
 describe(`categories: GET /categories (${BACKEND})`, () => {
   let calendar: Calendar
-  const id: Record<string, number> = {}
+  const id = {} as Record<'apple' | 'Banana' | 'Cherry' | 'date' | 'Empty', number>
   let eventA: number
   let eventB: number
   const names = (list: { categories: { name: string }[] }) => list.categories.map((c) => c.name)
 
   beforeAll(async () => {
     calendar = await freshCalendar({ now: () => NOW, publicBaseUrl: SITE })
-    const cat = async (name: string, extra: Record<string, unknown> = {}) => (id[name] = (await calendar.categories.create({ name, ...extra })).id)
+    const cat = async (name: keyof typeof id, extra: TermInput = {}) => (id[name] = (await calendar.categories.create({ name, ...extra })).id)
     await cat('Banana', { description: 'b-desc', slug: 'yellow-fruit' })
     await cat('apple', { description: 'z-desc' })
     await cat('Cherry', { description: 'a-desc', parent: id.Banana })
     await cat('date', { description: 'm-desc' })
     await cat('Empty')
-    const ev = (title: string, categories: number[], status = 'publish') =>
+    const ev = (title: string, categories: number[], status: EventInput['status'] = 'publish') =>
       calendar.events.create({ title, status, start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 20:00:00', categories })
     eventA = (await ev('A', [id.Banana!, id.Cherry!])).id
     eventB = (await ev('B', [id.Banana!, id.Cherry!, id.apple!])).id

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, Principal } from '@cal-events/core'
+import type { Calendar, EventInput, Principal } from '@cal-events/core'
 import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -31,7 +31,7 @@ describe(`venues list: filters, paging, visibility (${BACKEND})`, () => {
     ids.delta = (await v.create({ venue: 'Delta Draft' }, contributor)).id
     ids.echo = (await v.create({ venue: 'Echo Draft' }, as(202, 'contributor'))).id
 
-    const event = (title: string, start: string, venue: number, status = 'publish') =>
+    const event = (title: string, start: string, venue: number, status: EventInput['status'] = 'publish') =>
       calendar.events.create({ title, start_date: start, end_date: start.replace('10:00', '11:00'), venue, status }).then((e) => e.id)
     eventIds.upcoming = await event('Upcoming at Alpha', '2027-01-10 10:00:00', ids.alpha)
     eventIds.draft = await event('Draft at Beta', '2027-01-11 10:00:00', ids.beta, 'draft')
