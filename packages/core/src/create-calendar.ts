@@ -219,7 +219,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const query = (raw.query ?? {}) as Query
     const body = (raw.body ?? {}) as Body
     // Over HTTP an unknown parameter has no effect (CONTRACT 1.1); from a script it is a typo.
-    const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name))
+    const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name) && !op.readsRaw?.includes(name))
     if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
     const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }

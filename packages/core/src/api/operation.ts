@@ -37,6 +37,11 @@ export type TextStream = AsyncIterable<string> | Iterable<string>
  */
 export interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
   readonly args: A
+  /**
+   * Names the operation reads from `ctx.raw` without declaring them (a tag's `parent`, refused by
+   * its own rule); the script API accepts them beside the declared ones.
+   */
+  readonly readsRaw?: readonly string[]
   /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
   prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>
   /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */

@@ -9,15 +9,15 @@ import { visiblePosts } from '../posts/visibility.js'
 
 /** Everything a venue/organizer list filters on, already validated (CONTRACT 7). */
 export interface LinkedListFilters {
-  /** Case-insensitive substring of the name, description, excerpt or a detail field. */
-  search?: string
+  /** Words that must each occur (case-insensitive substring, any order) in some searched field. */
+  search?: readonly string[]
   /** Only the records linked to this (existing) event. */
   eventId?: number
   /** The request can match nothing (e.g. the relations of an event the caller cannot unlock). */
   nothing?: boolean
   /** true: linked to a non-draft, non-pending event; false: linked to none. */
   hasEvents?: boolean
-  /** UTC wall clock: only records linked to a published event starting at or after it. */
+  /** UTC wall clock: only records linked to an event starting at or after it that the caller could see in the event list. */
   upcomingFrom?: string
   /** Explicit `status` filter; otherwise the scope decides. */
   statuses?: readonly string[]
@@ -65,7 +65,8 @@ export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: Linke
   return (db.selectFrom(`${kind.table} as p`) as unknown as LinkedQuery)
     .where((eb) => visiblePosts(eb, 'p', f.statuses, f.scope))
     .$if(f.nothing === true, (q) => q.where(sql.lit(false)))
-    .$if(f.search !== undefined, (q) => q.where(searchExpression(kind), 'ilike', containsPattern(f.search!)))
+    // Like the event search: every word on its own, each matched against all searched fields at once.
+    .$call((q) => (f.search ?? []).reduce((acc, word) => acc.where(searchExpression(kind), 'ilike', containsPattern(word)), q))
     .$if(f.eventId !== undefined, (q) => q.where((eb) => linkedToEvent(kind, eb, ev('ev.id', '=', f.eventId!))))
     .$if(f.hasEvents !== undefined, (q) =>
       q.where((eb) => {
@@ -76,7 +77,18 @@ export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: Linke
     )
     .$if(f.upcomingFrom !== undefined, (q) =>
       q.where((eb) =>
-        linkedToEvent(kind, eb, ev.and([ev('ev.status', '=', 'publish'), ev('ev.start_utc', '>=', f.upcomingFrom!), unlockedSql(f.editScope, 'ev')])),
+        linkedToEvent(
+          kind,
+          eb,
+          // The events the caller could see in the event list (CONTRACT 7, 6.5): its visibility, no hidden
+          // ones, and a password-protected one only for callers who may edit it.
+          ev.and([
+            visiblePosts(ev, 'ev', undefined, f.scope),
+            ev('ev.hide_from_listings', '=', false),
+            ev('ev.start_utc', '>=', f.upcomingFrom!),
+            unlockedSql(f.editScope, 'ev'),
+          ]),
+        ),
       ),
     )
 }

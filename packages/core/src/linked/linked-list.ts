@@ -37,7 +37,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         eventHidesRelations = !eventContentVisible(ctx.principal, event)
       }
       const filters: LinkedListFilters = {
-        search: input.search,
+        search: (input.search as string | undefined)?.split(/\s+/).filter(Boolean),
         eventId: input.event,
         nothing: eventHidesRelations,
         hasEvents: input.has_events,

@@ -35,10 +35,10 @@ export function linkedListArgs(kind: LinkedKind, variant: VariantConfig) {
   return {
     page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
     per_page: args.posint({ default: variant.perPageDefault, description: `${kind.plural} per page (at most 50).` }),
-    search: { ...searchArg, description: `${kind.plural} whose name, description or details contain the string.` },
+    search: { ...searchArg, description: `${kind.plural} whose name, description or details contain every word (any order).` },
     event: args.int({ description: `Only the ${kind.plural} of this event.` }),
     has_events: args.truthy({ description: `${kind.plural} linked (or, when false, not linked) to a non-draft event.` }),
-    only_with_upcoming: args.truthy({ default: false, description: `Only ${kind.plural} linked to an upcoming event.` }),
+    only_with_upcoming: args.truthy({ default: false, description: `Only ${kind.plural} linked to an upcoming event the caller could see in the event list.` }),
     status: { ...statusListArg, description: `${kind.type} post statuses.` },
   }
 }

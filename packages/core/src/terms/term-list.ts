@@ -14,6 +14,8 @@ import { serializeTerm, TAXONOMY_PATH } from './term.serializer.js'
 export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
   return defineOperation({
     args: termListArgs(taxonomy, variant),
+    // A tag list echoes an undeclared `parent` in its links, as the reference does.
+    readsRaw: ['parent'],
     async prepare(input, ctx) {
       const db = ctx.db
       const failures: Record<string, string> = {}

@@ -38,6 +38,7 @@ export function termReadOperation(taxonomy: Taxonomy) {
 export function termCreateOperation(taxonomy: Taxonomy) {
   return defineOperation({
     args: termWriteArgs(taxonomy, true),
+    readsRaw: ['parent'],
     async prepare(input, ctx) {
       const { name, description, slug, parent } = input as TermWriteInput
       const parentId = taxonomy === 'category' ? await checkParent(ctx.db, parent) : undefined
@@ -59,6 +60,7 @@ export function termCreateOperation(taxonomy: Taxonomy) {
 export function termUpdateOperation(taxonomy: Taxonomy) {
   return defineOperation({
     args: { ...termWriteArgs(taxonomy, false), id: termIdArg },
+    readsRaw: ['parent'],
     async prepare(input, ctx) {
       const row = await requireTerm(ctx, taxonomy, input.id!)
       const { name, description, slug, parent } = input as TermWriteInput
