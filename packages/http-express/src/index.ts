@@ -49,7 +49,7 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
     res.end()
     return
   }
-  const text = JSON.stringify(response.body)
+  const text = response.text ?? JSON.stringify(response.body)
   res.set('Content-Length', String(Buffer.byteLength(text, 'utf8')))
   if (req.method === 'HEAD') res.end()
   else res.end(text, 'utf8')

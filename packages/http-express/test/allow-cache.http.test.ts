@@ -43,7 +43,8 @@ describe('Allow and Cache-Control', () => {
   it('sends the reference\'s no-cache headers to signed-in callers only, errors included', async () => {
     const anonymous = await server.request('GET', '/events')
     expect(anonymous.status).toBe(200)
-    expect(anonymous.headers.get('cache-control')).toBeNull()
+    // Issue 18: anonymous reads may be kept briefly by shared caches and revalidated by ETag.
+    expect(anonymous.headers.get('cache-control')).toBe('public, max-age=5')
     const unauth = await server.request('POST', '/events', { body: { title: 'x', start_date: '2027-01-01 10:00:00', end_date: '2027-01-01 11:00:00' } })
     expect(unauth.status).toBe(401)
     expect(unauth.headers.get('cache-control')).toBeNull()

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
+import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from './conditional.js'
 import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
 import { parseBody, parseQueryString } from './parse-input.js'
@@ -44,6 +45,9 @@ const NO_CACHE_HEADERS = {
   Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
   'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private',
 }
+
+/** Anonymous reads: shared caches may keep them briefly and revalidate with the `ETag`. */
+const PUBLIC_CACHE_HEADERS = { 'Cache-Control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}` }
 
 /** Builds the framework-neutral request handler over the compiled route table. */
 export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
@@ -85,13 +89,22 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         db,
       )
       const result = await invoke(match.endpoint.operation, params, ctx)
-      return {
-        status: result.status ?? 200,
-        // An operation that states its own caching (a feed with validators) keeps it.
-        headers: { 'Content-Type': JSON_TYPE, ...(principal && !result.headers?.['Cache-Control'] ? NO_CACHE_HEADERS : {}), ...result.headers },
-        body: result.body,
-        ...(result.stream ? { stream: result.stream } : {}),
+      const status = result.status ?? 200
+      const read = (method === 'GET' || method === 'HEAD') && status === 200 && !result.stream && result.body !== undefined
+      // An operation that states its own caching (a feed with validators) keeps it.
+      const ownCaching = result.headers?.['Cache-Control'] !== undefined
+      const caching = ownCaching ? {} : principal ? NO_CACHE_HEADERS : read ? PUBLIC_CACHE_HEADERS : {}
+      const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...caching, ...result.headers }
+      if (!read) return { status, headers, body: result.body, ...(result.stream ? { stream: result.stream } : {}) }
+      // Reads depend on who asks; a host hook may tell callers apart by their session cookie.
+      headers.Vary = addVary(headers.Vary, ...(options.authenticate ? ['Authorization', 'Cookie'] : ['Authorization']))
+      const text = JSON.stringify(result.body)
+      headers.ETag = entityTag(text, result.headers ?? {}, visibilityKey(principal), namespace)
+      if (noneMatchHits(header(request, 'if-none-match'), headers.ETag)) {
+        const kept = Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
+        return { status: 304, headers: kept, body: undefined }
       }
+      return { status, headers, body: result.body, text }
     } catch (err) {
       const response = toErrorResponse(err, options.onError)
       // A known path asked with a method it does not serve: say which ones it does (a 405 in all

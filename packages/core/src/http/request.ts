@@ -38,4 +38,9 @@ export interface CalendarResponse {
    * went away): the adapter then aborts the response, since its status is already sent.
    */
   stream?: AsyncIterable<string> | Iterable<string>
+  /**
+   * `body` already serialised as JSON (the calendar did it to compute the `ETag`); an adapter
+   * sends this instead of serialising `body` again.
+   */
+  text?: string
 }
