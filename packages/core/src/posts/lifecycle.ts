@@ -17,6 +17,9 @@ type Db = Kysely<DB> | Transaction<DB>
 /** The tables holding posts. */
 export type PostTable = 'events' | 'venues' | 'organizers'
 
+/** What a public post's slug becomes when its text normalises to "" (`..`, `!!!`, an emoji). */
+const FALLBACK_SLUG: Record<PostTable, string> = { events: 'event', venues: 'venue', organizers: 'organizer' }
+
 /** What trashing appends to a slug (CONTRACT 13). */
 export const TRASHED = '__trashed'
 
@@ -78,7 +81,7 @@ export async function initialPostColumns(trx: Db, table: PostTable, title: strin
   const base = input.slug !== undefined ? slugify(input.slug) : getsSlug(status) ? slugify(title) : ''
   return {
     status,
-    slug: getsSlug(status) ? await uniqueSlug(trx, table, base, ctx.language) : base,
+    slug: getsSlug(status) ? await uniqueSlug(trx, table, base || FALLBACK_SLUG[table], ctx.language) : base,
     author_id: input.author ?? (ctx.principal?.id || null),
     language: ctx.language,
     date_utc: input.dateUtc ?? nowWall,
@@ -110,7 +113,7 @@ export async function updatedPostColumns(trx: Db, table: PostTable, current: Lif
   else if (getsSlug(status) && current.slug === '') slug = slugify(title)
   // Leaving the trash gives the slug back (made unique again: another item may have taken it).
   else if (status !== 'trash' && current.slug.endsWith(TRASHED)) slug = current.slug.slice(0, -TRASHED.length)
-  if (slug !== undefined) cols.slug = getsSlug(status) ? await uniqueSlug(trx, table, slug, current.language, current.id) : slug
+  if (slug !== undefined) cols.slug = getsSlug(status) ? await uniqueSlug(trx, table, slug || FALLBACK_SLUG[table], current.language, current.id) : slug
   if (current.date_floating && getsSlug(status) && input.dateUtc === undefined) {
     cols.date_utc = nowWall
     cols.date_floating = false

@@ -35,7 +35,8 @@ export function listUrls(collection: string, sent: Readonly<Record<string, unkno
     if (page !== undefined) parts.push(`page=${page}`)
     parts.push(`per_page=${p.perPage}`)
     for (const [key, value] of Object.entries(sent)) {
-      if (key === 'page' || key === 'per_page') continue
+      // A password is a secret even where a route declares it; URLs end up in logs and caches.
+      if (key === 'page' || key === 'per_page' || key === 'password') continue
       const text = scalar(value)
       if (text !== undefined) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`)
     }

@@ -68,3 +68,29 @@ describe(`edge values on writes and lists (${BACKEND})`, () => {
     await expect(calendar.organizers.list({ status: '' })).rejects.toMatchObject(invalid('status'))
   })
 })
+
+describe(`slugs and rest_url echoes (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+  })
+  afterAll(() => calendar.close())
+
+  it('gives a published post whose title or slug normalises to "" the post type as slug', async () => {
+    const base = { start_date: '2027-03-01 18:00:00', end_date: '2027-03-01 20:00:00', status: 'publish' }
+    const dots = await calendar.events.create({ ...base, title: '..' })
+    const bangs = await calendar.events.create({ ...base, title: '!!!' })
+    const emoji = await calendar.events.create({ ...base, title: 'Party', slug: '🎉' })
+    expect([dots.slug, bangs.slug, emoji.slug]).toEqual(['event', 'event-2', 'event-3'])
+    expect((await calendar.venues.create({ venue: '!!!' })).slug).toBe('venue')
+    expect((await calendar.organizers.create({ organizer: '...' })).slug).toBe('organizer')
+    const updated = await calendar.events.update(dots.id, { slug: '!!' })
+    expect(updated.slug).not.toBe('')
+  })
+
+  it('echoes only declared parameters in rest_url, and never a password', async () => {
+    const list = await calendar.events.list({ search: 'x', access_token: 'secret1', password: 'secret2', foo: 'bar' } as Record<string, string>)
+    expect(list.rest_url).toContain('search=x')
+    expect(list.rest_url).not.toMatch(/access_token|secret|password|foo/)
+  })
+})
