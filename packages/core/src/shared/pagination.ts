@@ -27,7 +27,7 @@ function scalar(value: unknown): string | undefined {
 
 /**
  * `rest_url`, `next_rest_url` and `previous_rest_url` (CONTRACT 5.4, O-9): the collection URL with
- * a trailing slash, `page` and `per_page`, then every parameter the client sent, percent-encoded.
+ * a trailing slash, `page` and `per_page`, then every declared parameter the client sent (never `password`), percent-encoded.
  */
 export function listUrls(collection: string, sent: Readonly<Record<string, unknown>>, p: Paging, pages: number) {
   const build = (page: number | undefined) => {
