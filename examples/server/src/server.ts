@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import compression from 'compression'
 import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
-import { createCalendarRouter, createHealthRouter } from '@cal-events/http-express'
+import { answerClientError, createCalendarRouter, createHealthRouter } from '@cal-events/http-express'
 import type { DestinationStream } from 'pino'
 import type { ExampleServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
@@ -126,6 +126,8 @@ export async function startExampleServer(
     app.use(createCalendarRouter(calendar))
     // The port first: a start that cannot listen must not spend the one-time administrator token.
     server = await listen(app, config.port, config.host)
+    // Node's own 400/431 answers (malformed request line, headers too large) get the JSON error body.
+    server.on('clientError', answerClientError)
     try {
       generatedAdminToken = await ensureAdminToken(calendar, config.adminToken)
       if (config.demo && (await isCalendarEmpty(calendar))) demo = await seedDemoData(calendar)

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream'
+import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
 import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
@@ -141,4 +141,41 @@ export function createHealthRouter(calendar: Calendar, options: HealthRouterOpti
     res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ ...health, ready, serving: host })
   })
   return router
+}
+
+/** Status, wire code and message per Node parser error; anything else is a plain 400. */
+const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'rest_headers_too_large', message: 'The request headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'rest_request_timeout', message: 'The request took too long to arrive.' },
+}
+const BAD_REQUEST = { status: 400, code: 'rest_bad_request', message: 'The request could not be parsed.' }
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+
+/**
+ * A `clientError` listener for the Node HTTP server: requests Node rejects before Express sees them
+ * (malformed request line, headers too large) are answered in the calendar's JSON error shape
+ * instead of Node's bare status line.
+ *
+ * @example
+ * const server = app.listen(3000)
+ * server.on('clientError', answerClientError)
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  // A reset peer or a response already under way cannot take an answer: just drop the connection.
+  const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+    socket.destroy()
+    return
+  }
+  const { status, code, message } = (err.code && CLIENT_ERRORS[err.code]) || BAD_REQUEST
+  const body = JSON.stringify({ code, message, data: { status } })
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  )
+  // end() flushes the answer first; destroy() after it stops a peer that never reads from holding the socket.
+  socket.once('finish', () => socket.destroy())
 }
