@@ -1,7 +1,6 @@
-import { realpathSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { migrateCalendar } from '@cal-events/core'
 import { ConfigError, loadConfig } from './config.js'
+import { isEntryPoint } from './entry-point.js'
 
 /**
  * `migrate`: applies pending migrations with the server's database settings and exits, for
@@ -22,13 +21,6 @@ export async function runMigrate(env: Record<string, string | undefined> = proce
   }
 }
 
-function isEntryPoint(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = await runMigrate()
 }

@@ -1,8 +1,7 @@
-import { realpathSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createCalendar, ROLES, type Calendar, type Role, type TokenInfo } from '@cal-events/core'
 import { loadConfig } from './config.js'
+import { isEntryPoint } from './entry-point.js'
 
 const USAGE = `Usage:
   tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>]
@@ -170,13 +169,6 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-function isEntryPoint(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2))
 }
