@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
+import { postVisibility } from '../posts/visibility.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
@@ -43,13 +44,15 @@ const PUBLISHED = sql<string>`'publish'`
 function visible(qb: EventsQuery, f: EventListFilters): EventsQuery {
   // SPEC/O-34: hidden events never appear in this list, not even with `include`.
   let q = qb.where('e.hide_from_listings', '=', sql.lit(false))
-  if (f.statuses) q = q.where('e.status', 'in', [...f.statuses])
-  else if (f.scope.kind === 'public') q = q.where('e.status', '=', PUBLISHED)
-  else q = q.where('e.status', '<>', 'trash')
-  if (f.scope.kind === 'public-and-own') {
-    const authorId = f.scope.authorId
-    q = q.where((eb) => eb.or([eb('e.status', '=', 'publish'), eb('e.author_id', '=', authorId)]))
-  }
+  // The shared rule, kept in this list's own SQL text (parameters but for PUBLISHED): its plan
+  // tests and prepared statements were measured against it.
+  const rule = postVisibility(f.statuses, f.scope)
+  const s = rule.status
+  if (s.op === 'in') q = q.where('e.status', 'in', [...s.statuses])
+  else if (s.op === '=') q = q.where('e.status', '=', PUBLISHED)
+  else q = q.where('e.status', '<>', s.status)
+  const authorId = rule.publishedOrOwnBy
+  if (authorId !== undefined) q = q.where((eb) => eb.or([eb('e.status', '=', 'publish'), eb('e.author_id', '=', authorId)]))
   return q
 }
 

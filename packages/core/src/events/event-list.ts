@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { defineOperation, type ParsedArgs } from '../api/operation.js'
-import { canEditType, listScope } from '../auth/permissions.js'
+import { listScope } from '../auth/permissions.js'
 import { editScope, readableSql } from '../auth/visibility.js'
 import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
@@ -12,6 +12,7 @@ import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
+import { checkStatusFilter } from '../posts/visibility.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
 
@@ -54,10 +55,7 @@ export function eventListOperation(variant: VariantConfig) {
     args: eventListArgs(variant),
     async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters }> {
       const db = ctx.db
-      if (input.status !== undefined && !canEditType(ctx.principal)) {
-        // Callers who cannot edit events may only ask for what they see anyway (CONTRACT 6.5).
-        if (input.status.length !== 1 || input.status[0] !== 'publish') throw invalidParam('status')
-      }
+      checkStatusFilter(ctx.principal, input.status)
       if (input.ticketed === true) {
         throw invalidParams(
           { ticketed: 'Ticketing is not active.' },

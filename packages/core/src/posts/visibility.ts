@@ -12,10 +12,29 @@ export function checkStatusFilter(principal: Principal | null, statuses: readonl
   if (statuses.length !== 1 || statuses[0] !== 'publish') throw invalidParam('status')
 }
 
+/** The status condition of {@link postVisibility}: `in` the requested ones, published only, or all but trashed. */
+export type StatusRule = { op: 'in'; statuses: readonly string[] } | { op: '='; status: 'publish' } | { op: '<>'; status: 'trash' }
+
 /**
  * Which posts of a list a caller sees (O-31): the explicit `status` filter, else published ones
  * (anonymous), published plus their own (contributors, authors), or all but trashed (editors).
- * `publish` stays a literal in the SQL text so partial indexes on it still match.
+ * Data, not SQL, so each list can keep the SQL text its indexes and plan tests rely on.
+ */
+export function postVisibility(
+  statuses: readonly string[] | undefined,
+  scope: ListScope,
+): { status: StatusRule; publishedOrOwnBy?: number } {
+  const status: StatusRule = statuses
+    ? { op: 'in', statuses }
+    : scope.kind === 'public'
+      ? { op: '=', status: 'publish' }
+      : { op: '<>', status: 'trash' }
+  return scope.kind === 'public-and-own' ? { status, publishedOrOwnBy: scope.authorId } : { status }
+}
+
+/**
+ * {@link postVisibility} as a condition on `alias`. `publish` and `trash` stay literals in the SQL
+ * text so partial indexes on them still match.
  */
 export function visiblePosts<DB, TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,
@@ -23,13 +42,15 @@ export function visiblePosts<DB, TB extends keyof DB>(
   statuses: readonly string[] | undefined,
   scope: ListScope,
 ): Expression<SqlBool> {
+  const rule = postVisibility(statuses, scope)
   const status = sql.ref(`${alias}.status`)
-  const conditions: Expression<SqlBool>[] = []
-  if (statuses) conditions.push(sql<SqlBool>`${status} in (${sql.join(statuses)})`)
-  else if (scope.kind === 'public') conditions.push(sql<SqlBool>`${status} = 'publish'`)
-  else conditions.push(sql<SqlBool>`${status} <> 'trash'`)
-  if (scope.kind === 'public-and-own') {
-    conditions.push(sql<SqlBool>`(${status} = 'publish' or ${sql.ref(`${alias}.author_id`)} = ${scope.authorId})`)
+  const conditions: Expression<SqlBool>[] = [
+    rule.status.op === 'in'
+      ? sql<SqlBool>`${status} in (${sql.join(rule.status.statuses)})`
+      : sql<SqlBool>`${status} ${sql.raw(rule.status.op)} ${sql.lit(rule.status.status)}`,
+  ]
+  if (rule.publishedOrOwnBy !== undefined) {
+    conditions.push(sql<SqlBool>`(${status} = 'publish' or ${sql.ref(`${alias}.author_id`)} = ${rule.publishedOrOwnBy})`)
   }
   return eb.and(conditions)
 }
