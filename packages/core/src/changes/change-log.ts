@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../db/generated.js'
+import { pruneIdempotencyKeys } from '../http/idempotency.js'
 
 // The calendar's change record and the one place that reads it (docs/change-tracking.md).
 // Migration 0007 creates the log, its triggers and `cal_changed_since`; this module decides what a
@@ -86,7 +87,9 @@ export async function pruneChanges(db: Kysely<DB>, retentionMs = CHANGE_RETENTIO
  * at the next hour: the log only grows meanwhile.
  */
 export function keepPruning(db: Kysely<DB>, retentionMs = CHANGE_RETENTION_MS): () => void {
-  const timer = setInterval(() => pruneChanges(db, retentionMs).catch(() => {}), PRUNE_EVERY_MS)
+  // Idempotency keys (24 h) are pruned on the same clock.
+  const prune = () => Promise.all([pruneChanges(db, retentionMs), pruneIdempotencyKeys(db)])
+  const timer = setInterval(() => prune().catch(() => {}), PRUNE_EVERY_MS)
   timer.unref?.()
   return () => clearInterval(timer)
 }

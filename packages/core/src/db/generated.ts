@@ -9,6 +9,18 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export interface ApiTokens {
   created_utc: Generated<string>;
   id: Generated<number>;
@@ -29,6 +41,16 @@ export interface CalChanges {
   at: Generated<string>;
   tbl: string;
   xid: string;
+}
+
+export interface CalIdempotencyKeys {
+  body: Json | null;
+  created_utc: Generated<string>;
+  fingerprint: string;
+  key: string;
+  location: string | null;
+  status: number | null;
+  user_id: number;
 }
 
 export interface EventOrganizers {
@@ -159,6 +181,7 @@ export interface DB {
   api_tokens: ApiTokens;
   cal_change_horizon: CalChangeHorizon;
   cal_changes: CalChanges;
+  cal_idempotency_keys: CalIdempotencyKeys;
   event_organizers: EventOrganizers;
   event_terms: EventTerms;
   events: Events;

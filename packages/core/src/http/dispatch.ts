@@ -8,6 +8,7 @@ import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from './conditional.js'
 import { toErrorResponse } from './error-response.js'
+import { idempotencyFingerprint, withIdempotencyKey } from './idempotency.js'
 import { checkedOrigin } from './origin.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
@@ -88,7 +89,12 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         options,
         db,
       )
-      const result = await invoke(match.endpoint.operation, params, ctx)
+      const operation = match.endpoint.operation
+      // Keys are per caller; an anonymous create is refused by the operation anyway.
+      const key = match.endpoint.idempotent && principal ? header(request, 'idempotency-key') : undefined
+      const result = key === undefined || !principal
+        ? await invoke(operation, params, ctx)
+        : await withIdempotencyKey(db, principal.id, key, idempotencyFingerprint(method, path, body), () => invoke(operation, params, ctx))
       const status = result.status ?? 200
       const read = (method === 'GET' || method === 'HEAD') && status === 200 && !result.stream && result.body !== undefined
       // An operation that states its own caching (a feed with validators) keeps it.

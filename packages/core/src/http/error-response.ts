@@ -37,6 +37,9 @@ const ERRORS = {
   TAXONOMY_NOT_HIERARCHICAL: { status: 400, code: 'rest_taxonomy_not_hierarchical' },
   TOO_MANY_REQUESTS: { status: 429, code: 'rest_too_many_requests' },
   INVALID_HOST: { status: 400, code: 'rest_invalid_host' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, code: 'rest_idempotency_key_invalid' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, code: 'rest_idempotency_key_reused' },
+  IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, code: 'rest_idempotency_key_in_progress' },
   DATABASE_UNAVAILABLE: { status: 503, code: 'database-unavailable' },
   INTERNAL: { status: 500, code: 'rest_internal_error' },
 } as const satisfies Record<CalendarErrorCode, { status: number; code: string }>

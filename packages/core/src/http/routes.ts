@@ -10,6 +10,8 @@ export interface Endpoint {
   readonly operation: Operation<any, any, any>
   /** What the OpenAPI document says about it, beyond what the built-in resources derive. */
   readonly doc?: EndpointDoc
+  /** A create: answers to an `Idempotency-Key` are kept and replayed (http/idempotency.ts). */
+  readonly idempotent?: boolean
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */
@@ -28,7 +30,7 @@ export function collectionRoute(path: string, list: Endpoint['operation'], creat
     path,
     endpoints: [
       { methods: ['GET'], operation: list },
-      { methods: ['POST'], operation: create },
+      { methods: ['POST'], operation: create, idempotent: true },
     ],
   }
 }

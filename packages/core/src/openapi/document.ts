@@ -136,6 +136,19 @@ export function openApiServers(urls: Urls): { url: string; description: string }
   return [{ url: urls.rest, description: 'This server.' }]
 }
 
+/** The header a create accepts to make a retry safe (README "Retrying creates"). */
+const IDEMPOTENCY_KEY_PARAM: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any 1 to 255 characters, unique per intended create. A retry with the same key and body answers the first ' +
+    'result (status, body, Location) and writes nothing; the same key with another body is a 422 ' +
+    '`rest_idempotency_key_reused`; a repeat while the first still runs waits for it (409 ' +
+    '`rest_idempotency_key_in_progress` after 15 s). Keys are per caller and kept 24 hours.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+}
+
 /** The OpenAPI 3.1 document (CONTRACT 14.2), generated from the route table and zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
@@ -157,6 +170,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           description: args[name]?.description ?? `The ${name}.`,
           schema: PATH_PARAM_SCHEMAS[name] ?? { type: 'string' },
         }))
+        if (endpoint.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAM)
         const fields = Object.entries(args).filter(([name]) => !pathParams.has(name))
         let requestBody: Json | undefined
         if (!hasBody) {

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Calendar } from '@cal-events/core'
+import { freshCalendar, querySql } from '../../../test-support/test-db.js'
+import { startServer, type TestServer } from '../../../test-support/http.js'
+
+// Issue 15 item 10: a create retried with the same Idempotency-Key returns the first answer and
+// writes nothing new; the same key with another body is a 422; duplicates in flight create one.
+
+const dates = { start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 11:00:00' }
+
+describe('Idempotency-Key on creates', () => {
+  let calendar: Calendar
+  let server: TestServer
+  let token: string
+  let other: string
+  const count = async (table: string) => Number((await querySql<{ n: string }>(`select count(*) as n from ${table}`))[0]!.n)
+
+  beforeAll(async () => {
+    calendar = await freshCalendar()
+    server = await startServer(calendar)
+    token = (await calendar.tokens.create({ role: 'administrator', login: 'root' })).token
+    other = (await calendar.tokens.create({ role: 'editor', login: 'ed' })).token
+  })
+  afterAll(async () => {
+    await server?.close()
+    await calendar?.close()
+  })
+
+  const post = (path: string, body: unknown, key: string | undefined, as = token) =>
+    server.request('POST', path, { token: as, body, headers: key === undefined ? {} : { 'idempotency-key': key } })
+
+  it('a retry returns the first status, body and Location and creates nothing new', async () => {
+    const body = { title: 'Once', status: 'publish', ...dates }
+    const first = await post('/events', body, 'evt-1')
+    expect(first.status).toBe(201)
+    const before = await count('events')
+    const again = await post('/events', body, 'evt-1')
+    expect(again.status).toBe(first.status)
+    expect(again.body).toEqual(first.body)
+    expect(again.headers.get('location')).toBe(first.headers.get('location'))
+    expect(await count('events')).toBe(before)
+    // Keys are per caller: another caller's same key is its own.
+    const theirs = await post('/events', body, 'evt-1', other)
+    expect(theirs.status).toBe(201)
+    expect(theirs.body.id).not.toBe(first.body.id)
+  })
+
+  it('covers venues, organizers, categories and tags', async () => {
+    const cases: [string, string, unknown][] = [
+      ['/venues', 'venues', { venue: 'Hall' }],
+      ['/organizers', 'organizers', { organizer: 'Org' }],
+      ['/categories', 'terms', { name: 'Cat' }],
+      ['/tags', 'terms', { name: 'Tag' }],
+    ]
+    for (const [path, table, body] of cases) {
+      const first = await post(path, body, `k${path}`)
+      expect(first.status, path).toBe(201)
+      const n = await count(table)
+      const again = await post(path, body, `k${path}`)
+      expect(again.status, path).toBe(201)
+      expect(again.body, path).toEqual(first.body)
+      expect(await count(table), path).toBe(n)
+    }
+  })
+
+  it('the same key with another body is a 422 and writes nothing', async () => {
+    await post('/events', { title: 'A', ...dates }, 'reuse')
+    const n = await count('events')
+    const res = await post('/events', { title: 'B', ...dates }, 'reuse')
+    expect(res.status).toBe(422)
+    expect(res.body).toMatchObject({ code: 'rest_idempotency_key_reused', data: { status: 422 } })
+    expect(await count('events')).toBe(n)
+  })
+
+  it('an empty key or one over 255 characters is a 400 and writes nothing', async () => {
+    const n = await count('events')
+    for (const key of ['', 'x'.repeat(256)]) {
+      const res = await post('/events', { title: 'Bad key', ...dates }, key)
+      expect(res.status, `length ${key.length}`).toBe(400)
+      expect(res.body).toMatchObject({ code: 'rest_idempotency_key_invalid', data: { status: 400 } })
+    }
+    expect(await count('events')).toBe(n)
+    expect((await post('/events', { title: 'Long key', ...dates }, 'y'.repeat(255))).status).toBe(201)
+  })
+
+  it('a failed create frees its key for a retry', async () => {
+    const bad = await post('/events', { title: 'No dates' }, 'fails')
+    expect(bad.status).toBe(400)
+    const again = await post('/events', { title: 'No dates' }, 'fails')
+    expect(again.status).toBe(400)
+    expect(await count('cal_idempotency_keys where key = \'fails\'')).toBe(0)
+  })
+
+  it('10 parallel requests with one key create exactly one event', async () => {
+    const n = await count('events')
+    const body = { title: 'Parallel', status: 'publish', ...dates }
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post('/events', body, 'parallel')))
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201))
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1)
+    expect(await count('events')).toBe(n + 1)
+  })
+})
