@@ -4,7 +4,7 @@ import { loadConfig } from './config.js'
 import { isEntryPoint } from './entry-point.js'
 
 const USAGE = `Usage:
-  tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>]
+  tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>] [--expires <ISO date-time>]
   tokens list
   tokens revoke <id|prefix|token>
 
@@ -23,10 +23,16 @@ function isRole(value: string): value is Role {
 /** `tokens create`: issues a token for a user (created with that role when new). */
 export async function createTokenCommand(
   calendar: Calendar,
-  input: { role: string; name?: string; login?: string },
+  input: { role: string; name?: string; login?: string; expires?: string },
 ): Promise<{ token: string; info: TokenInfo }> {
   if (!isRole(input.role)) throw new UsageError(`Unknown role ${JSON.stringify(input.role)}; use one of ${ROLES.join(', ')}.`)
-  return calendar.tokens.create({ role: input.role, name: input.name, login: input.login })
+  try {
+    return await calendar.tokens.create({ role: input.role, name: input.name, login: input.login, ...(input.expires !== undefined ? { expires: input.expires } : {}) })
+  } catch (err) {
+    // A malformed or past --expires is the caller's mistake, told with the usage text.
+    if (err instanceof TypeError && err.message.startsWith('expires ')) throw new UsageError(`--${err.message}`)
+    throw err
+  }
 }
 
 /** `tokens list`: every token, newest first. */
@@ -50,6 +56,7 @@ export async function revokeTokenCommand(calendar: Calendar, idOrPrefix: string)
 /** Tokens as an aligned text table. */
 export function formatTokenTable(tokens: readonly TokenInfo[]): string {
   if (tokens.length === 0) return 'No tokens.'
+  const now = new Date().toISOString().slice(0, 19).replace('T', ' ')
   const header = ['ID', 'PREFIX', 'ROLE', 'LOGIN', 'NAME', 'CREATED (UTC)', 'LAST USED (UTC)', 'STATUS']
   const rows = tokens.map((t) => [
     String(t.id),
@@ -59,7 +66,7 @@ export function formatTokenTable(tokens: readonly TokenInfo[]): string {
     t.name,
     t.createdUtc,
     t.lastUsedUtc ?? '-',
-    t.revokedUtc ? `revoked ${t.revokedUtc}` : 'active',
+    t.revokedUtc ? `revoked ${t.revokedUtc}` : t.expiresUtc && t.expiresUtc <= now ? `expired ${t.expiresUtc}` : t.expiresUtc ? `expires ${t.expiresUtc}` : 'active',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
@@ -68,7 +75,7 @@ export function formatTokenTable(tokens: readonly TokenInfo[]): string {
 /** One parsed command line. */
 export type TokensCommand =
   | { command: 'help' }
-  | { command: 'create'; role: string; name?: string; login?: string }
+  | { command: 'create'; role: string; name?: string; login?: string; expires?: string }
   | { command: 'list' }
   | { command: 'revoke'; idOrPrefix: string }
 
@@ -83,6 +90,7 @@ export function parseTokensArgs(argv: readonly string[]): TokensCommand {
         role: { type: 'string' },
         name: { type: 'string' },
         login: { type: 'string' },
+        expires: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -101,7 +109,7 @@ export function parseTokensArgs(argv: readonly string[]): TokensCommand {
       if (values.role === undefined) throw new UsageError('tokens create needs --role.')
       if (!isRole(values.role)) throw new UsageError(`Unknown role ${JSON.stringify(values.role)}; use one of ${ROLES.join(', ')}.`)
       noMore()
-      return { command, role: values.role, name: values.name, login: values.login }
+      return { command, role: values.role, name: values.name, login: values.login, ...(values.expires !== undefined ? { expires: values.expires } : {}) }
     case 'list':
       noMore()
       return { command }

@@ -1,8 +1,8 @@
 import { buildCallContext, NAMESPACE } from './api/context.js'
 import { languageArgs } from './api/language-arg.js'
 import { invoke, type ArgInput, type Operation } from './api/operation.js'
-import { SYSTEM_PRINCIPAL, type Principal, type Role } from './auth/principal.js'
-import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo } from './auth/tokens.js'
+import { SYSTEM_PRINCIPAL, type Principal } from './auth/principal.js'
+import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo, type TokenInput } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
 import { keepPruning } from './changes/change-log.js'
 import { waitForDatabase } from './db/connect.js'
@@ -123,8 +123,9 @@ export interface Calendar {
   readonly discovery: { describe(options?: CallOptions): Promise<Json>; openapi(options?: CallOptions): Promise<Json> }
   /** API tokens of the default authenticator. */
   readonly tokens: {
-    create(input: { role: Role; name?: string; login?: string }): Promise<{ token: string; info: TokenInfo }>
-    register(token: string, input: { role: Role; name?: string; login?: string }): Promise<TokenInfo>
+    /** Issues a token; `expires` (ISO 8601 date-time with a zone) makes it answer 401 from then on. */
+    create(input: TokenInput): Promise<{ token: string; info: TokenInfo }>
+    register(token: string, input: TokenInput): Promise<TokenInfo>
     list(): Promise<TokenInfo[]>
     revoke(idOrPrefix: number | string): Promise<boolean>
     hasAdmin(): Promise<boolean>

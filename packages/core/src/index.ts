@@ -11,7 +11,7 @@ export { CalendarError } from './errors.js'
 export type { CalendarErrorCode } from './errors.js'
 export { ROLES } from './auth/principal.js'
 export type { Principal, Role } from './auth/principal.js'
-export type { TokenInfo } from './auth/tokens.js'
+export type { TokenInfo, TokenInput } from './auth/tokens.js'
 export { NAMESPACE, WP_NAMESPACE } from './api/context.js'
 export type {
   EventResource,

@@ -30,6 +30,32 @@ export interface TokenInfo {
   createdUtc: string
   lastUsedUtc: string | null
   revokedUtc: string | null
+  /** When the token stops working (UTC, `YYYY-MM-DD HH:MM:SS`); null: never. */
+  expiresUtc: string | null
+}
+
+/** What a new token is issued with. */
+export interface TokenInput {
+  role: Role
+  name?: string
+  login?: string
+  /** When the token stops working: an ISO 8601 date-time with `Z` or an offset, or a Date; default never. */
+  expires?: string | Date
+}
+
+// A zone is required: an expiry read in the server's local time would shift with its TZ.
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i
+
+/** The expiry as a UTC wall time, or a TypeError for a malformed, out-of-range or past one. */
+function expiryWall(expires: string | Date | undefined, now: Date): string | null {
+  if (expires === undefined) return null
+  const date = typeof expires === 'string' ? (ISO_DATE_TIME.test(expires) ? new Date(expires) : new Date(NaN)) : expires
+  const time = date.getTime()
+  if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {
+    throw new TypeError(`expires must be an ISO 8601 date-time with a zone (e.g. 2030-01-31T00:00:00Z), not ${String(expires)}.`)
+  }
+  if (time <= now.getTime()) throw new TypeError(`expires must be in the future, not ${date.toISOString()}.`)
+  return utcWall(date)
 }
 
 /** Creates a user, or returns the existing one with that login; never changes an existing role. */
@@ -44,7 +70,7 @@ export async function ensureUser(db: Kysely<DB>, login: string, role: Role): Pro
 /** Issues a new random token for a user; the plain token is returned once and never stored. */
 export async function createToken(
   db: Kysely<DB>,
-  input: { role: Role; name?: string; login?: string },
+  input: TokenInput,
 ): Promise<{ token: string; info: TokenInfo }> {
   const prefix = randomBytes(8).toString('hex').slice(0, 10)
   const token = `cal_${prefix}_${randomBytes(32).toString('base64url')}`
@@ -55,7 +81,7 @@ export async function createToken(
 export async function registerToken(
   db: Kysely<DB>,
   token: string,
-  input: { role: Role; name?: string; login?: string },
+  input: TokenInput,
 ): Promise<TokenInfo> {
   if (token.length < 16) throw new TypeError('A token must have at least 16 characters.')
   const existing = await db.selectFrom('api_tokens').select('id').where('prefix', '=', lookupKey(token)).executeTakeFirst()
@@ -66,12 +92,13 @@ export async function registerToken(
 async function storeToken(
   db: Kysely<DB>,
   token: string,
-  input: { role: Role; name?: string; login?: string },
+  input: TokenInput,
 ): Promise<TokenInfo> {
+  const expiresUtc = expiryWall(input.expires, new Date())
   const user = await ensureUser(db, input.login ?? input.name ?? `${input.role}-${lookupKey(token)}`, input.role)
   const row = await db
     .insertInto('api_tokens')
-    .values({ user_id: user.id, name: input.name ?? '', prefix: lookupKey(token), secret_hash: sha256(token) })
+    .values({ user_id: user.id, name: input.name ?? '', prefix: lookupKey(token), secret_hash: sha256(token), expires_utc: expiresUtc })
     .returning('id')
     .executeTakeFirstOrThrow()
   const [info] = await listTokens(db, row.id)
@@ -83,7 +110,7 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
   const rows = await db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.prefix', 't.name', 't.user_id', 'u.login', 'u.role', 't.created_utc', 't.last_used_utc', 't.revoked_utc'])
+    .select(['t.id', 't.prefix', 't.name', 't.user_id', 'u.login', 'u.role', 't.created_utc', 't.last_used_utc', 't.revoked_utc', 't.expires_utc'])
     .$if(id !== undefined, (qb) => qb.where('t.id', '=', id!))
     .orderBy('t.id', 'desc')
     .execute()
@@ -97,6 +124,7 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
     createdUtc: r.created_utc,
     lastUsedUtc: r.last_used_utc,
     revokedUtc: r.revoked_utc,
+    expiresUtc: r.expires_utc,
   }))
 }
 
@@ -121,6 +149,7 @@ export async function hasAdminToken(db: Kysely<DB>): Promise<boolean> {
     .select('t.id')
     .where('u.role', '=', 'administrator')
     .where('t.revoked_utc', 'is', null)
+    .where((eb) => eb.or([eb('t.expires_utc', 'is', null), eb('t.expires_utc', '>', utcWall(new Date()))]))
     .executeTakeFirst()
   return row !== undefined
 }
@@ -128,7 +157,7 @@ export async function hasAdminToken(db: Kysely<DB>): Promise<boolean> {
 /**
  * Resolves an `Authorization` header: no header → anonymous; `Bearer <token>`, or WordPress
  * application-password style `Basic base64(login:token)` naming the token owner's login; anything
- * else, or a bad, unknown or revoked token → 401.
+ * else, or a bad, unknown, revoked or expired token → 401.
  */
 export async function authenticateBearer(db: Kysely<DB>, header: string | undefined): Promise<Principal | null> {
   if (header === undefined || header.trim() === '') return null
@@ -163,7 +192,7 @@ async function resolveToken(db: Kysely<DB>, token: string, login: string | undef
   const row = await db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 'u.id', 'u.role', 'u.login'])
+    .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 't.expires_utc', 'u.id', 'u.role', 'u.login'])
     .where('t.prefix', '=', lookupKey(token))
     .executeTakeFirst()
   const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
@@ -172,7 +201,9 @@ async function resolveToken(db: Kysely<DB>, token: string, login: string | undef
   // The login is compared as a digest too, so its length does not shape the timing.
   const sameLogin =
     login === undefined || timingSafeEqual(Buffer.from(sha256(`login:${row?.login ?? ''}`), 'hex'), Buffer.from(sha256(`login:${login}`), 'hex'))
-  if (!row || !same || !sameLogin || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
+  // UTC wall times of four-digit years compare correctly as strings.
+  const expired = row?.expires_utc != null && row.expires_utc <= utcWall(new Date())
+  if (!row || !same || !sameLogin || row.revoked_utc !== null || expired || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
   noteUse(db, row.token_id)
   return { id: row.id, role: row.role as Role }
 }
@@ -193,5 +224,5 @@ function noteUse(db: Kysely<DB>, tokenId: number): void {
 }
 
 function invalidToken(): CalendarError {
-  return new CalendarError('INVALID_TOKEN', 'The bearer token or application password is invalid, unknown or revoked.')
+  return new CalendarError('INVALID_TOKEN', 'The bearer token or application password is invalid, unknown, revoked or expired.')
 }

@@ -23,6 +23,7 @@ export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
 
 export interface ApiTokens {
   created_utc: Generated<string>;
+  expires_utc: string | null;
   id: Generated<number>;
   last_used_utc: string | null;
   name: Generated<string>;

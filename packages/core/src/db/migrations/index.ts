@@ -3,6 +3,7 @@ import { initialSchema } from './0001-initial-schema.js'
 import { eventOrigin } from './0002-event-origin.js'
 import { listPerformance } from './0003-list-performance.js'
 import { pageRelations } from './0004-page-relations.js'
+import { tokenExpiry } from './0005-token-expiry.js'
 import { idempotencyKeys } from './0006-idempotency-keys.js'
 import { changeLog } from './0007-change-log.js'
 import { eventRevision } from './0010-event-revision.js'
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002-event-origin': eventOrigin,
   '0003-list-performance': listPerformance,
   '0004-page-relations': pageRelations,
+  '0005-token-expiry': tokenExpiry,
   '0006-idempotency-keys': idempotencyKeys,
   '0007-change-log': changeLog,
   '0010-event-revision': eventRevision,
