@@ -9,7 +9,7 @@ import { createGuessLimiter, type GuessLimiter } from '../auth/guess-limiter.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { trashPost } from '../posts/lifecycle.js'
 import { utcWall } from '../shared/post-fields.js'
-import { findIdBySlug } from '../shared/slug-store.js'
+import { locatePost } from '../shared/locate.js'
 import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
@@ -35,11 +35,9 @@ async function notAnEvent(ctx: CallContext, id: number): Promise<never> {
   throw new CalendarError('EVENT_NOT_FOUND', `Event with ID ${id} does not exist.`)
 }
 
-/** Finds the event a request names: by id (undefined when absent), or by slug. */
-async function locate(ctx: CallContext, input: { id?: number; slug?: string }): Promise<{ id: number; row: EventRow | undefined }> {
-  if (input.id !== undefined) return { id: input.id, row: await findEventRow(ctx.db, input.id) }
-  const id = await findIdBySlug(ctx.db, 'events', input.slug!, ctx.language, ctx.options.languages[0] ?? '')
-  return { id: id ?? 0, row: id === undefined ? undefined : await findEventRow(ctx.db, id) }
+/** Finds the event a request names: by id (row undefined when absent), or by slug. */
+function locate(ctx: CallContext, input: { id?: number; slug?: string }): Promise<{ id: number; row: EventRow | undefined }> {
+  return locatePost(ctx, 'events', input, findEventRow)
 }
 
 function samePassword(given: unknown, actual: string): boolean {

@@ -6,7 +6,7 @@ import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedWriteArgs } from './linked.args.js'
-import { findIdBySlug } from '../shared/slug-store.js'
+import { locatePost } from '../shared/locate.js'
 import { findLinkedRow, trashLinked } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
 import { checkLinkedInput, createLinked, updateLinked, type LinkedInput } from './linked.write.js'
@@ -26,11 +26,8 @@ function locatorArgs(kind: LinkedKind, locator: Locator): ArgsRecord {
  * (CONTRACT 2.2, 9.1).
  */
 async function locate(kind: LinkedKind, locator: Locator, input: Record<string, unknown>, ctx: CallContext): Promise<LinkedRow> {
-  const id =
-    locator === 'id'
-      ? (input.id as number)
-      : await findIdBySlug(ctx.db, kind.table, input.slug as string, ctx.language, ctx.options.languages[0] ?? '')
-  const row = id === undefined ? undefined : await findLinkedRow(ctx.db, kind, id)
+  const named = locator === 'id' ? { id: input.id as number } : { slug: input.slug as string }
+  const { row } = await locatePost(ctx, kind.table, named, (db, id) => findLinkedRow(db, kind, id))
   if (!row) throw invalidParam(locator)
   return row
 }
