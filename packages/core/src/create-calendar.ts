@@ -23,6 +23,7 @@ import { icalOperations, icalRoutes } from './ical/ical.routes.js'
 import { ORGANIZER, VENUE } from './linked/kinds.js'
 import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
 import { termOperations, termRoutes } from './terms/term.routes.js'
+import { CATEGORY, TAG } from './terms/taxonomies.js'
 import { discoveryOperations, discoveryRoutes } from './openapi/routes.js'
 import type {
   CategoryList,
@@ -189,8 +190,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const events = wrap(eventOperations(options.variant))
   const venues = wrap(linkedOperations(VENUE, options.variant))
   const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
-  const categories = wrap(termOperations('category', options.variant))
-  const tags = wrap(termOperations('tag', options.variant))
+  const categories = wrap(termOperations(CATEGORY, options.variant))
+  const tags = wrap(termOperations(TAG, options.variant))
   const ical = wrap(icalOperations(options.variant))
   const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
@@ -198,8 +199,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     ...eventRoutes(events, ns),
     ...linkedRoutes(VENUE, venues, ns),
     ...linkedRoutes(ORGANIZER, organizers, ns),
-    ...termRoutes('category', categories, ns),
-    ...termRoutes('tag', tags, ns),
+    ...termRoutes(CATEGORY, categories, ns),
+    ...termRoutes(TAG, tags, ns),
     ...icalRoutes(ical, ns),
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)

@@ -1,5 +1,5 @@
 import { CalendarError } from '../errors.js'
-import { roleAtLeast, type Principal } from './principal.js'
+import { roleAtLeast, type Principal, type Role } from './principal.js'
 
 /** What permission rules need to know of an event, venue or organizer. */
 export interface OwnedItem {
@@ -69,9 +69,9 @@ export function listScope(p: Principal | null): ListScope {
   return { kind: 'public' }
 }
 
-/** Category writes: author and up; tag writes: editor and up (CONTRACT 3.1). */
-export function canManageTerms(p: Principal | null, taxonomy: 'category' | 'tag'): boolean {
-  return roleAtLeast(p?.role, taxonomy === 'category' ? 'author' : 'editor')
+/** Term writes need the taxonomy's role or above: authors for categories, editors for tags (CONTRACT 3.1). */
+export function canManageTerms(p: Principal | null, taxonomy: { readonly manageRole: Role }): boolean {
+  return roleAtLeast(p?.role, taxonomy.manageRole)
 }
 
 /** The writable statuses (O-29). */

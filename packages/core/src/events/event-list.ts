@@ -7,6 +7,7 @@ import type { VariantConfig } from '../config/variants.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
 import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shared/pagination.js'
 import { resolveTermFilter } from '../terms/term-links.js'
+import { CATEGORY, TAG } from '../terms/taxonomies.js'
 import { eventListArgs } from './event.args.js'
 import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
@@ -74,8 +75,8 @@ export function eventListOperation(variant: VariantConfig) {
         bounds: listBounds(input, { now: ctx.now, zone: ctx.options.siteTimezone, mode: ctx.options.dateFilterMode }),
         frame: ctx.options.dateFilterMode,
         search: input.search?.split(/\s+/).filter(Boolean),
-        categoryIds: input.categories && (await resolveTermFilter(db, 'category', input.categories, ctx.language, 'categories')),
-        tagIds: input.tags && (await resolveTermFilter(db, 'tag', input.tags, ctx.language, 'tags')),
+        categoryIds: input.categories && (await resolveTermFilter(db, CATEGORY, input.categories, ctx.language)),
+        tagIds: input.tags && (await resolveTermFilter(db, TAG, input.tags, ctx.language)),
         venueIds: input.venue && (await requireIds(ctx, 'venues', input.venue, 'venue', expand)),
         organizerIds: input.organizer && (await requireIds(ctx, 'organizers', input.organizer, 'organizer', expand)),
         featured: input.featured,

@@ -12,6 +12,7 @@ import { wallFromDb } from '../shared/post-fields.js'
 import { isValidTimezone, storableWall, utcToWall, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
 import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../shared/write-inputs.js'
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
+import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
 import { parseRecurrence } from '../recurrence/recurrence.js'
 import { findEventIdByOrigin } from './event.repository.js'
@@ -197,7 +198,9 @@ export async function applyEventWrite(
       await trx.insertInto('event_organizers').values(organizerIds.map((organizer_id, position) => ({ event_id: id, organizer_id, position }))).execute()
     }
   }
-  if (plan.categories !== undefined) await setEventTerms(trx, id, 'category', await resolveTermsForWrite(trx, 'category', plan.categories, language))
-  if (plan.tags !== undefined) await setEventTerms(trx, id, 'tag', await resolveTermsForWrite(trx, 'tag', plan.tags, language))
+  for (const taxonomy of TAXONOMIES) {
+    const items = plan[taxonomy.plural]
+    if (items !== undefined) await setEventTerms(trx, id, taxonomy, await resolveTermsForWrite(trx, taxonomy, items, language))
+  }
   return id
 }

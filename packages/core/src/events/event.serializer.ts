@@ -8,6 +8,7 @@ import { authorString, globalId, postDates, postUrl, serializeImage, wallFromDb,
 import { renderHtml, stripTags } from '../shared/text.js'
 import { dateDetails, timezoneAbbr, toIsoWithOffset, utcToWall, wallToUtc } from '../shared/wall-time.js'
 import { serializeEmbeddedTerm, type TermRow } from '../terms/term.serializer.js'
+import { CATEGORY, TAG, TAXONOMIES, type Taxonomy } from '../terms/taxonomies.js'
 
 /** An event row with its relations, as `selectEvents` returns it. */
 export interface EventRow extends PostRow {
@@ -71,6 +72,8 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const terms = row.terms ?? []
   // A list embeds no more than a write may attach (events stored before the caps keep a page small).
   const cap = <T>(items: T[], max: number): T[] => (view.list ? items.slice(0, max) : items)
+  const embedded = (taxonomy: Taxonomy) =>
+    cap(terms.filter((t) => t.taxonomy === taxonomy.name), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls))
   // A linked venue/organizer the caller may not read stays out of the event, its JSON-LD included
   // (issue 15 item 4: an event linking a draft must not publish it).
   const venue = row.venue && canReadItem(ctx.principal, row.venue) ? row.venue : null
@@ -117,8 +120,8 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
     hide_from_listings: row.hide_from_listings,
     sticky: row.sticky,
     featured: row.featured,
-    categories: cap(terms.filter((t) => t.taxonomy === 'category'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
-    tags: cap(terms.filter((t) => t.taxonomy === 'tag'), LIMITS.termsPerEvent).map((t) => serializeEmbeddedTerm(t, ctx.urls)),
+    categories: embedded(CATEGORY),
+    tags: embedded(TAG),
     venue: venue ? serializeLinked(VENUE, venue, ctx, Boolean(view.single)) : [],
     organizer: organizers,
     custom_fields: [],
@@ -147,8 +150,7 @@ function blankProtected(event: Record<string, unknown>): void {
     hide_from_listings: null,
     sticky: null,
     featured: null,
-    categories: [],
-    tags: [],
+    ...Object.fromEntries(TAXONOMIES.map((t) => [t.plural, []])),
     venue: [],
     organizer: [],
     custom_fields: [],

@@ -5,6 +5,7 @@ import type { CallContext } from '../api/context.js'
 import { canEditItem, canReadItem } from '../auth/permissions.js'
 import type { EventRow } from '../events/event.serializer.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
+import { taxonomyNamed } from '../terms/taxonomies.js'
 import { postUrl, wallFromDb } from '../shared/post-fields.js'
 import { renderHtml } from '../shared/text.js'
 import { addDaysToDate, utcWallToEpochMs } from '../shared/wall-time.js'
@@ -103,7 +104,7 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
   }
   const organizer = (row.organizers ?? []).find((o) => canReadItem(ctx.principal, o) && typeof o.email === 'string' && o.email.includes('@'))
   if (organizer) data.organizer = { name: organizer.title.trim() || String(organizer.email), email: String(organizer.email).trim() }
-  const categories = (row.terms ?? []).filter((t) => t.taxonomy === 'category').map((t) => ({ name: t.name }))
+  const categories = (row.terms ?? []).filter((t) => taxonomyNamed(t.taxonomy).categorizes).map((t) => ({ name: t.name }))
   if (categories.length > 0) data.categories = categories
   return data
 }

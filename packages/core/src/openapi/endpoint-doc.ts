@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
 import type { HttpMethod } from '../http/routes.js'
+import { TAXONOMIES, taxonomyAt } from '../terms/taxonomies.js'
 import { RESOURCE_SCHEMAS, RootDescriptorSchema, OpenApiDocumentSchema } from './wire-schemas.js'
 
 /** What the OpenAPI document says about one method of an endpoint. */
@@ -36,8 +37,7 @@ const RESOURCES: Record<string, ResourceNames> = {
   events: { tag: 'Events', one: 'Event', many: 'Events', noun: 'event' },
   venues: { tag: 'Venues', one: 'Venue', many: 'Venues', noun: 'venue' },
   organizers: { tag: 'Organizers', one: 'Organizer', many: 'Organizers', noun: 'organizer' },
-  categories: { tag: 'Categories', one: 'Category', many: 'Categories', noun: 'category' },
-  tags: { tag: 'Tags', one: 'Tag', many: 'Tags', noun: 'tag' },
+  ...Object.fromEntries(TAXONOMIES.map((t) => [t.plural, t.doc])),
 }
 
 /** Tags of the document, in the order the reference page lists them. */
@@ -46,8 +46,7 @@ export const DOCUMENT_TAGS = [
   { name: 'Events', description: 'Calendar events with their dates, venue, organizers, categories and tags.' },
   { name: 'Venues', description: 'Places events happen at (trashed, never deleted for good).' },
   { name: 'Organizers', description: 'People or groups running events (trashed, never deleted for good).' },
-  { name: 'Categories', description: 'Hierarchical event categories (deleted for good).' },
-  { name: 'Tags', description: 'Flat tags (deleted for good).' },
+  ...TAXONOMIES.map((t) => ({ name: t.doc.tag, description: t.doc.about })),
 ]
 
 type Action = 'list' | 'create' | 'get' | 'update' | 'put' | 'patch' | 'delete'
@@ -93,10 +92,10 @@ function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
     if (action === 'delete') return [kind.inTrash]
     if (write) return [kind.update]
   }
-  if (segment === 'categories' || segment === 'tags') {
-    const parent: CalendarErrorCode[] = segment === 'tags' ? ['TAXONOMY_NOT_HIERARCHICAL'] : []
-    if (action === 'create') return ['TERM_EXISTS', ...parent]
-    if (write) return ['TERM_EXISTS', 'DUPLICATE_TERM_SLUG', ...parent]
+  const taxonomy = taxonomyAt(segment)
+  if (taxonomy) {
+    if (action === 'create') return ['TERM_EXISTS', ...taxonomy.writeErrors]
+    if (write) return ['TERM_EXISTS', 'DUPLICATE_TERM_SLUG', ...taxonomy.writeErrors]
   }
   return []
 }
@@ -191,7 +190,7 @@ function builtInDoc(path: string, method: HttpMethod): EndpointDoc {
           status: 201,
           description: `The ${names.noun} created.`,
           schema: schemas.item,
-          ...(segment === 'categories' || segment === 'tags' ? { headers: ['location'] as const } : {}),
+          ...(taxonomyAt(segment) ? { headers: ['location'] as const } : {}),
         },
       }
     case 'get':

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CATEGORY, TAG } from '../terms/taxonomies.js'
 
 // The response shapes of CONTRACT 4-5 as zod schemas: the OpenAPI document is generated from
 // them and tests validate real responses against that document, so neither can drift.
@@ -41,6 +42,7 @@ export const ImageSchema = z
 
 const jsonLd = z.record(z.string(), z.unknown()).meta({ description: 'schema.org object; single reads only.' })
 const emptyArray = z.array(z.never()).max(0).meta({ description: 'Always an empty array.' })
+const taxonomyWire = z.enum([CATEGORY.wire, TAG.wire])
 const termUrls = z.strictObject({ self: z.string(), collection: z.string(), up: z.string().optional() })
 
 /** Term inside an event's categories/tags (CONTRACT 4.6). */
@@ -50,7 +52,7 @@ export const EmbeddedTermSchema = z
     slug: z.string(),
     term_group: z.int(),
     term_taxonomy_id: z.int(),
-    taxonomy: z.enum(['cal_events_cat', 'post_tag']),
+    taxonomy: taxonomyWire,
     description: z.string(),
     parent: z.int(),
     count: z.int(),
@@ -68,7 +70,7 @@ export const TermSchema = z
     description: z.string(),
     name: z.string(),
     slug: z.string(),
-    taxonomy: z.enum(['cal_events_cat', 'post_tag']),
+    taxonomy: taxonomyWire,
     parent: z.int().optional().meta({ description: 'Categories only; 0 = top level.' }),
     meta: emptyArray,
     url: z.string(),

@@ -6,7 +6,7 @@ import { withSuffix } from './slug.js'
 type Db = Kysely<DB> | Transaction<DB>
 
 /** Where a slug must be unique (with the language): a post table, or one taxonomy of the terms. */
-export type SlugScope = 'events' | 'venues' | 'organizers' | { taxonomy: 'category' | 'tag' }
+export type SlugScope = 'events' | 'venues' | 'organizers' | { taxonomy: { readonly name: string; readonly slugNamespace: string } }
 
 /**
  * Picks `base`, or `base-2`, `base-3`… when taken by another item of the scope in the same
@@ -23,14 +23,14 @@ export async function uniqueSlug(
 ): Promise<string> {
   if (base === '') return ''
   const taxonomy = typeof scope === 'string' ? undefined : scope.taxonomy
-  const lockScope = taxonomy === undefined ? scope : `terms:${taxonomy}`
+  const lockScope = taxonomy === undefined ? scope : taxonomy.slugNamespace
   await sql`select pg_advisory_xact_lock(hashtext(${`${lockScope}:${language}:${base}`}))`.execute(trx)
   // The four tables share id, slug and language; typing the query on one of them is enough.
   const rows = await trx
     .selectFrom(taxonomy === undefined ? (scope as 'events') : ('terms' as 'events'))
     .select('slug')
     .where('language', '=', language)
-    .$if(taxonomy !== undefined, (qb) => qb.where(sql.ref('taxonomy'), '=', taxonomy))
+    .$if(taxonomy !== undefined, (qb) => qb.where(sql.ref('taxonomy'), '=', taxonomy!.name))
     .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', likePattern(`${escapeLike(base)}-%`))]))
     .$if(excludeId !== undefined, (qb) => qb.where('id', '<>', excludeId!))
     .execute()

@@ -3,9 +3,9 @@ import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
 import { slugify } from '../shared/slug.js'
 import { uniqueSlug } from '../shared/slug-store.js'
+import type { Taxonomy } from './taxonomies.js'
 
 type Db = Kysely<DB> | Transaction<DB>
-type Taxonomy = 'category' | 'tag'
 
 /**
  * Resolves an event's `categories`/`tags` write value (CONTRACT 10.5): numbers are ids (unknown
@@ -19,11 +19,10 @@ export async function resolveTermsForWrite(
 ): Promise<number[]> {
   const ids: number[] = []
   // A number that is no integer names no term at all: bad input. Integers beyond int4 are unknown ids.
-  const param = taxonomy === 'category' ? 'categories' : 'tags'
-  if (items.some((i) => typeof i === 'number' && !Number.isInteger(i))) throw invalidParam(param)
+  if (items.some((i) => typeof i === 'number' && !Number.isInteger(i))) throw invalidParam(taxonomy.plural)
   const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isTermId)
   if (numeric.length > 0) {
-    const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('id', 'in', numeric).execute()
+    const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy.name).where('id', 'in', numeric).execute()
     const known = new Set(rows.map((r) => r.id))
     ids.push(...numeric.filter((id) => known.has(id)))
   }
@@ -39,7 +38,7 @@ export async function resolveTermsForWrite(
     const found = await trx
       .selectFrom('terms')
       .select('id')
-      .where('taxonomy', '=', taxonomy)
+      .where('taxonomy', '=', taxonomy.name)
       .where('language', '=', language)
       .where((eb) => eb.or([eb('slug', '=', name.toLowerCase()), eb(sql`lower(name)`, '=', name.toLowerCase())]))
       .orderBy(sql`slug = ${name.toLowerCase()}`, 'desc')
@@ -58,7 +57,7 @@ function isTermId(n: number): boolean {
 
 /** The advisory-lock key that serialises writers creating a term of one name. */
 export function termNameLockKey(taxonomy: Taxonomy, language: string, name: string): string {
-  return `terms-name:${taxonomy}:${language}:${name.trim().toLowerCase()}`
+  return `terms-name:${taxonomy.name}:${language}:${name.trim().toLowerCase()}`
 }
 
 /** Inserts a term with a unique slug (`-2`, `-3`… on a clash); returns its id. */
@@ -69,7 +68,7 @@ export async function createTermRow(
   const slug = await uniqueSlug(trx, { taxonomy: t.taxonomy }, t.slug || slugify(t.name) || 'term', t.language)
   const row = await trx
     .insertInto('terms')
-    .values({ taxonomy: t.taxonomy, name: t.name, slug, language: t.language, parent_id: t.parentId, description: t.description })
+    .values({ taxonomy: t.taxonomy.name, name: t.name, slug, language: t.language, parent_id: t.parentId, description: t.description })
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
@@ -83,7 +82,7 @@ export async function setEventTerms(trx: Transaction<DB>, eventId: number, taxon
     .innerJoin('terms as t', 't.id', 'et.term_id')
     .select('et.term_id')
     .where('et.event_id', '=', eventId)
-    .where('t.taxonomy', '=', taxonomy)
+    .where('t.taxonomy', '=', taxonomy.name)
     .execute()
   const have = new Set(current.map((r) => r.term_id))
   const remove = [...have].filter((id) => !wanted.has(id)).sort((a, b) => a - b)
@@ -93,16 +92,12 @@ export async function setEventTerms(trx: Transaction<DB>, eventId: number, taxon
 }
 
 /**
- * Resolves a list filter of ids or slugs (slug first, then id); every item must exist (else
- * 400 on `param`). Categories also match their descendants (CONTRACT 6.1).
+ * Resolves the event list filter named after the taxonomy: ids or slugs (slug first, then id);
+ * every item must exist (else a 400 on the filter). A hierarchical taxonomy's terms also match
+ * their descendants (CONTRACT 6.1).
  */
-export async function resolveTermFilter(
-  db: Db,
-  taxonomy: Taxonomy,
-  items: readonly (string | number)[],
-  language: string,
-  param: string,
-): Promise<number[]> {
+export async function resolveTermFilter(db: Db, taxonomy: Taxonomy, items: readonly (string | number)[], language: string): Promise<number[]> {
+  const param = taxonomy.plural
   // An empty list names no term; refusing it beats an `in ()` the database cannot parse.
   if (items.length === 0) throw invalidParam(param)
   const strings = items.map(String)
@@ -115,8 +110,8 @@ export async function resolveTermFilter(
   const rows = await db
     .selectFrom('terms as t')
     .select(['t.id', 't.slug', 't.language'])
-    .$if(taxonomy === 'category', (q) => q.select(subtree.as('subtree')))
-    .where('t.taxonomy', '=', taxonomy)
+    .$if(taxonomy.hierarchical, (q) => q.select(subtree.as('subtree')))
+    .where('t.taxonomy', '=', taxonomy.name)
     .where((eb) => eb.or([eb('t.slug', 'in', strings.map((s) => s.toLowerCase())), ...(numbers.length ? [eb('t.id', 'in', numbers)] : [])]))
     .execute()
   const ids: number[] = []

@@ -6,9 +6,10 @@ import { listScope } from '../auth/permissions.js'
 import { findEventAccess } from '../events/event.repository.js'
 import { invalidParams } from '../errors.js'
 import { listHeaders, listUrls, paging, totalPages } from '../shared/pagination.js'
-import { termListArgs, type Taxonomy } from './term.args.js'
+import { termListArgs } from './term.args.js'
+import type { Taxonomy } from './taxonomies.js'
 import { allTermsExist, findTerm, selectTermPage, termListQuery, type TermListFilters } from './term.repository.js'
-import { serializeTerm, TAXONOMY_PATH } from './term.serializer.js'
+import { serializeTerm } from './term.serializer.js'
 
 /** `GET /categories` or `GET /tags` (CONTRACT 5, 8). */
 export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
@@ -22,8 +23,8 @@ export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
       if (input.include && !(await allTermsExist(db, taxonomy, input.include))) failures.include = 'Every ID must be an existing term.'
       if (input.exclude && !(await allTermsExist(db, taxonomy, input.exclude))) failures.exclude = 'Every ID must be an existing term.'
       // O-28: 0 names the top level instead of being refused.
-      if (input.parent !== undefined && input.parent !== 0 && !(await findTerm(db, 'category', input.parent))) {
-        failures.parent = 'Not an existing category.'
+      if (input.parent !== undefined && input.parent !== 0 && !(await findTerm(db, taxonomy, input.parent))) {
+        failures.parent = `Not an existing ${taxonomy.doc.noun}.`
       }
       // CONTRACT 8: `event` wins over `post`; only the one used must exist.
       const eventParam = input.event !== undefined ? 'event' : input.post !== undefined ? 'post' : undefined
@@ -57,7 +58,7 @@ export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
       const pages = totalPages(total, p.perPage)
       // CONTRACT 5.3: past the last page the list is empty, not a 404, so no statement is needed.
       const rows = total > p.offset ? await selectTermPage(ctx.db, filters, p.perPage, p.offset).execute() : []
-      const collection = TAXONOMY_PATH[taxonomy]
+      const collection = taxonomy.plural
       const urls = listUrls(`${ctx.urls.rest}/${collection}`, ctx.raw.query, p, pages)
       const body: Record<string, unknown> = { rest_url: urls.rest_url, total, total_pages: pages }
       body[collection] = rows.map((row) => serializeTerm(row, ctx.urls))

@@ -4,7 +4,7 @@ import type { CallContext } from '../api/context.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { slugify } from '../shared/slug.js'
-import type { Taxonomy } from './term.args.js'
+import type { Taxonomy } from './taxonomies.js'
 import { findSlugHolder, findTerm, findTermByName, isSelfOrAncestor } from './term.repository.js'
 import type { TermRow } from './term.serializer.js'
 import { createTermRow, termNameLockKey } from './term-links.js'
@@ -17,31 +17,29 @@ export interface TermFields {
   parentId?: number | null
 }
 
-/** The parsed body of a term write. */
-export interface TermWriteInput {
-  name?: string
-  description?: string
-  slug?: string
-  parent?: number
-}
-
 /**
- * The parameter rules of `parent` (CONTRACT 12, O-28): 0 is the top level, anything else must
- * be an existing category that is not the term itself or one of its descendants.
+ * The parameter rules of `parent` in a hierarchical taxonomy (CONTRACT 12, O-28): 0 is the top
+ * level, anything else must be an existing term of the taxonomy that is not the term itself or
+ * one of its descendants. A flat taxonomy has no parent: `undefined`.
  */
-export async function checkParent(db: CallContext['db'] | Transaction<DB>, parent: number | undefined, termId?: number): Promise<number | null | undefined> {
-  if (parent === undefined) return undefined
+export async function checkParent(
+  db: CallContext['db'] | Transaction<DB>,
+  taxonomy: Taxonomy,
+  parent: number | undefined,
+  termId?: number,
+): Promise<number | null | undefined> {
+  if (parent === undefined || !taxonomy.hierarchical) return undefined
   if (parent === 0) return null
-  if (!(await findTerm(db, 'category', parent))) throw invalidParam('parent', 'Not an existing category.')
+  if (!(await findTerm(db, taxonomy, parent))) throw invalidParam('parent', `Not an existing ${taxonomy.doc.noun}.`)
   if (termId !== undefined && (await isSelfOrAncestor(db, parent, termId))) {
-    throw invalidParam('parent', 'A category cannot be its own ancestor.')
+    throw invalidParam('parent', `A ${taxonomy.doc.noun} cannot be its own ancestor.`)
   }
   return parent
 }
 
-/** Refuses `parent` on a tag: the reference checks it in the handler, after the permission. */
-export function refuseParentOnTag(taxonomy: Taxonomy, ctx: CallContext): void {
-  if (taxonomy !== 'tag') return
+/** Refuses `parent` in a flat taxonomy (tags): the reference checks it in the handler, after the permission. */
+export function refuseParentWhenFlat(taxonomy: Taxonomy, ctx: CallContext): void {
+  if (taxonomy.hierarchical) return
   const sent = ctx.raw.body.parent ?? ctx.raw.query.parent
   if (sent !== undefined && sent !== null) {
     throw new CalendarError('TAXONOMY_NOT_HIERARCHICAL', 'Cannot set parent term, taxonomy is not hierarchical.')
@@ -50,7 +48,7 @@ export function refuseParentOnTag(taxonomy: Taxonomy, ctx: CallContext): void {
 
 /** Serialises every change to the shape of a taxonomy's tree (moves, children of deletes). */
 async function lockTree(trx: Transaction<DB>, taxonomy: Taxonomy): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`terms-tree:${taxonomy}`}))`.execute(trx)
+  await sql`select pg_advisory_xact_lock(hashtext(${`terms-tree:${taxonomy.name}`}))`.execute(trx)
 }
 
 /** Name and description as stored for the caller (issue 15 item 9); a name left empty is a 400. */
@@ -72,13 +70,13 @@ function isUniqueViolation(err: unknown): boolean {
  */
 export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, sent: TermFields & { name: string }): Promise<number> {
   const fields = { ...sent, ...cleanTermFields(ctx, sent) } as TermFields & { name: string }
-  const level = taxonomy === 'category' ? (fields.parentId ?? null) : undefined
+  const level = taxonomy.hierarchical ? (fields.parentId ?? null) : undefined
   const attempt = () =>
     ctx.db.transaction().execute(async (trx) => {
       if (level) {
         // A parent deleted meanwhile would otherwise leave this child at the top level (or fail its foreign key).
         await lockTree(trx, taxonomy)
-        await checkParent(trx, level)
+        await checkParent(trx, taxonomy, level)
       }
       // Serialises creators of one name, so two concurrent requests cannot both pass the clash check.
       await sql`select pg_advisory_xact_lock(hashtext(${termNameLockKey(taxonomy, ctx.language, fields.name)}))`.execute(trx)
@@ -116,7 +114,7 @@ export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: numbe
       if (fields.parentId !== undefined) {
         // Serialises re-parenting, so two concurrent moves cannot close a cycle between them.
         await lockTree(trx, taxonomy)
-        await checkParent(trx, fields.parentId ?? 0, id)
+        await checkParent(trx, taxonomy, fields.parentId ?? 0, id)
       }
       const row = await findTerm(trx, taxonomy, id, true)
       if (!row) throw invalidParam('id')
@@ -147,10 +145,10 @@ export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: numbe
  */
 export async function deleteTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
   return ctx.db.transaction().execute(async (trx) => {
-    if (taxonomy === 'category') await lockTree(trx, taxonomy)
+    if (taxonomy.hierarchical) await lockTree(trx, taxonomy)
     const row = await findTerm(trx, taxonomy, id, true)
     if (!row) throw invalidParam('id')
-    if (taxonomy === 'category') await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('parent_id', '=', id).execute()
+    if (taxonomy.hierarchical) await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('parent_id', '=', id).execute()
     await trx.deleteFrom('event_terms').where('term_id', '=', id).execute()
     await trx.deleteFrom('terms').where('id', '=', id).execute()
     return row

@@ -1,9 +1,7 @@
 import { z } from 'zod'
 import { arg, args, type ArgSpec } from '../api/arg-kinds.js'
 import type { VariantConfig } from '../config/variants.js'
-
-/** A taxonomy as stored. */
-export type Taxonomy = 'category' | 'tag'
+import type { Taxonomy } from './taxonomies.js'
 
 /** `orderby` values of the term lists (CONTRACT 8); anything else is a 400 (O-25). */
 export const TERM_ORDERBY = ['name', 'id', 'slug', 'count', 'description', 'term_group', 'include', 'include_slugs'] as const
@@ -24,7 +22,7 @@ const nameArg = (required: boolean) =>
     description: 'The term name.',
   })
 
-// Tags declare no `parent`; the type still names it so both taxonomies share one handler.
+// A flat taxonomy (tags) declares no `parent`; the type still names it so both taxonomies share one handler.
 type WithParent<T> = T & { parent: ArgSpec<number> }
 
 /** Query parameters of `GET /categories` and `GET /tags` (SPEC, CONTRACT 8). */
@@ -43,8 +41,8 @@ export function termListArgs(taxonomy: Taxonomy, variant: VariantConfig) {
     event: args.int({ description: 'Terms assigned to this event (wins over post).' }),
     slug: args.nestr({ description: 'The term with exactly this slug.' }),
   }
-  if (taxonomy === 'tag') return declared as WithParent<typeof declared>
-  return { ...declared, parent: args.int({ description: 'Direct children of this category; 0 for top level.' }) }
+  if (!taxonomy.hierarchical) return declared as WithParent<typeof declared>
+  return { ...declared, parent: args.int({ description: `Direct children of this ${taxonomy.doc.noun}; 0 for top level.` }) }
 }
 
 /** The path `id` of the by-id routes. */
@@ -57,6 +55,6 @@ export function termWriteArgs(taxonomy: Taxonomy, required: boolean) {
     description: args.nestr({ description: 'The term description.' }),
     slug: args.nestr({ description: 'An alphanumeric identifier for the term.' }),
   }
-  if (taxonomy === 'tag') return declared as WithParent<typeof declared>
-  return { ...declared, parent: args.int({ description: 'The parent category ID; 0 for top level.' }) }
+  if (!taxonomy.hierarchical) return declared as WithParent<typeof declared>
+  return { ...declared, parent: args.int({ description: `The parent ${taxonomy.doc.noun} ID; 0 for top level.` }) }
 }

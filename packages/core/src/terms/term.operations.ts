@@ -2,10 +2,11 @@ import type { CallContext } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
 import { canManageTerms, listScope, require } from '../auth/permissions.js'
 import { invalidParam } from '../errors.js'
-import { termIdArg, termWriteArgs, type Taxonomy } from './term.args.js'
+import { termIdArg, termWriteArgs } from './term.args.js'
+import type { Taxonomy } from './taxonomies.js'
 import { findTerm, termShownTo } from './term.repository.js'
-import { serializeTerm, TAXONOMY_PATH, type TermRow } from './term.serializer.js'
-import { checkParent, createTerm, deleteTerm, refuseParentOnTag, updateTerm, type TermWriteInput } from './term-write.js'
+import { serializeTerm, type TermRow } from './term.serializer.js'
+import { checkParent, createTerm, deleteTerm, refuseParentWhenFlat, updateTerm } from './term-write.js'
 
 /** The term a by-id route names; an unknown id is a parameter rule, so 400 before permission (CONTRACT 9.1, 13). */
 async function requireTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
@@ -40,17 +41,17 @@ export function termCreateOperation(taxonomy: Taxonomy) {
     args: termWriteArgs(taxonomy, true),
     readsRaw: ['parent'],
     async prepare(input, ctx) {
-      const { name, description, slug, parent } = input as TermWriteInput
-      const parentId = taxonomy === 'category' ? await checkParent(ctx.db, parent) : undefined
+      const { name, description, slug, parent } = input
+      const parentId = await checkParent(ctx.db, taxonomy, parent)
       return { name: name!, description, slug, parentId }
     },
     authorize(_fields, ctx) {
       require(ctx.principal, canManageTerms(ctx.principal, taxonomy))
     },
     async run(fields, ctx) {
-      refuseParentOnTag(taxonomy, ctx)
+      refuseParentWhenFlat(taxonomy, ctx)
       const id = await createTerm(ctx, taxonomy, fields)
-      const location = `${ctx.urls.rest}/${TAXONOMY_PATH[taxonomy]}/${id}`
+      const location = `${ctx.urls.rest}/${taxonomy.plural}/${id}`
       return { status: 201, headers: { Location: location }, body: await readTerm(ctx, taxonomy, id) }
     },
   })
@@ -63,15 +64,15 @@ export function termUpdateOperation(taxonomy: Taxonomy) {
     readsRaw: ['parent'],
     async prepare(input, ctx) {
       const row = await requireTerm(ctx, taxonomy, input.id!)
-      const { name, description, slug, parent } = input as TermWriteInput
-      const parentId = taxonomy === 'category' ? await checkParent(ctx.db, parent, row.id) : undefined
+      const { name, description, slug, parent } = input
+      const parentId = await checkParent(ctx.db, taxonomy, parent, row.id)
       return { id: row.id, fields: { name, description, slug, parentId } }
     },
     authorize(_input, ctx) {
       require(ctx.principal, canManageTerms(ctx.principal, taxonomy))
     },
     async run({ id, fields }, ctx) {
-      refuseParentOnTag(taxonomy, ctx)
+      refuseParentWhenFlat(taxonomy, ctx)
       await updateTerm(ctx, taxonomy, id, fields)
       return { body: await readTerm(ctx, taxonomy, id) }
     },

@@ -3,7 +3,8 @@ import type { ListScope } from '../auth/permissions.js'
 import { readableInScopeSql } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
 import { containsPattern, pageBound } from '../db/sql-literals.js'
-import type { Taxonomy, TermOrderBy } from './term.args.js'
+import type { TermOrderBy } from './term.args.js'
+import type { Taxonomy } from './taxonomies.js'
 import type { TermRow } from './term.serializer.js'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -17,7 +18,7 @@ export async function findTerm(db: Db, taxonomy: Taxonomy, id: number, forUpdate
     .selectFrom('terms as t')
     .select(TERM_COLUMNS)
     .where('t.id', '=', id)
-    .where('t.taxonomy', '=', taxonomy)
+    .where('t.taxonomy', '=', taxonomy.name)
     .$if(forUpdate, (q) => q.forUpdate())
     .executeTakeFirst()
 }
@@ -29,7 +30,7 @@ export async function allTermsExist(db: Db, taxonomy: Taxonomy, ids: readonly nu
   const { n } = await db
     .selectFrom('terms')
     .select(sql<number>`count(*)::int`.as('n'))
-    .where('taxonomy', '=', taxonomy)
+    .where('taxonomy', '=', taxonomy.name)
     .where('id', 'in', wanted)
     .executeTakeFirstOrThrow()
   return n === wanted.length
@@ -62,7 +63,7 @@ export async function findTermByName(
   const row = await db
     .selectFrom('terms')
     .select('id')
-    .where('taxonomy', '=', t.taxonomy)
+    .where('taxonomy', '=', t.taxonomy.name)
     .where('language', '=', t.language)
     .where(sql<string>`lower(name)`, '=', t.name.toLowerCase())
     .$if(t.parentId !== undefined, (q) => (t.parentId === null ? q.where('parent_id', 'is', null) : q.where('parent_id', '=', t.parentId!)))
@@ -77,7 +78,7 @@ export async function findSlugHolder(db: Db, taxonomy: Taxonomy, language: strin
   const row = await db
     .selectFrom('terms')
     .select('id')
-    .where('taxonomy', '=', taxonomy)
+    .where('taxonomy', '=', taxonomy.name)
     .where('language', '=', language)
     .where('slug', '=', slug)
     .where('id', '<>', exceptId)
@@ -109,7 +110,7 @@ export interface TermListFilters {
 /** The filtered terms of a list request, before ordering and paging. Pure: builds, never runs. */
 export function termListQuery(db: Kysely<DB>, f: TermListFilters): TermsQuery {
   return (db.selectFrom('terms as t') as unknown as TermsQuery)
-    .where('t.taxonomy', '=', f.taxonomy)
+    .where('t.taxonomy', '=', f.taxonomy.name)
     .$if(f.language !== undefined, (q) => q.where('t.language', '=', f.language!))
     .$if(f.search !== undefined, (q) => {
       const pattern = containsPattern(f.search!)

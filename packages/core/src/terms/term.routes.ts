@@ -1,9 +1,8 @@
 import type { VariantConfig } from '../config/variants.js'
 import { byIdRoute, collectionRoute, type RouteDef } from '../http/routes.js'
-import type { Taxonomy } from './term.args.js'
+import type { Taxonomy } from './taxonomies.js'
 import { termListOperation } from './term-list.js'
 import { termCreateOperation, termDeleteOperation, termReadOperation, termUpdateOperation } from './term.operations.js'
-import { TAXONOMY_PATH } from './term.serializer.js'
 
 /** The category or tag operations, by name, for routes and the script API alike. */
 export function termOperations(taxonomy: Taxonomy, variant: VariantConfig) {
@@ -18,7 +17,7 @@ export function termOperations(taxonomy: Taxonomy, variant: VariantConfig) {
 
 /** Category or tag routes in registration order (CONTRACT 14.1); by-id handlers answer `GET, POST, PUT, PATCH, DELETE`. */
 export function termRoutes(taxonomy: Taxonomy, ops: ReturnType<typeof termOperations>, ns: string): RouteDef[] {
-  const collection = `${ns}/${TAXONOMY_PATH[taxonomy]}`
+  const collection = `${ns}/${taxonomy.plural}`
   return [
     collectionRoute(collection, ops.list, ops.create),
     byIdRoute(collection, [

@@ -1,4 +1,5 @@
 import type { Urls } from '../api/context.js'
+import { taxonomyNamed } from './taxonomies.js'
 
 /** A term row. */
 export interface TermRow {
@@ -12,16 +13,8 @@ export interface TermRow {
   language?: string
 }
 
-/** Taxonomy names on the wire. */
-export const TAXONOMY_WIRE = { category: 'cal_events_cat', tag: 'post_tag' } as const
-
-/** The collection segment of each taxonomy. */
-export const TAXONOMY_PATH = { category: 'categories', tag: 'tags' } as const
-
-type Taxonomy = keyof typeof TAXONOMY_WIRE
-
 function termUrls(row: TermRow, urls: Urls): Record<string, string> {
-  const path = TAXONOMY_PATH[row.taxonomy as Taxonomy]
+  const path = taxonomyNamed(row.taxonomy).plural
   const out: Record<string, string> = {
     self: `${urls.rest}/${path}/${row.id}`,
     collection: `${urls.rest}/${path}`,
@@ -37,7 +30,7 @@ export function serializeEmbeddedTerm(row: TermRow, urls: Urls): Record<string, 
     slug: row.slug,
     term_group: 0,
     term_taxonomy_id: row.id,
-    taxonomy: TAXONOMY_WIRE[row.taxonomy as Taxonomy],
+    taxonomy: taxonomyNamed(row.taxonomy).wire,
     description: row.description,
     parent: row.parent_id ?? 0,
     count: Number(row.count),
@@ -49,17 +42,18 @@ export function serializeEmbeddedTerm(row: TermRow, urls: Urls): Record<string, 
 
 /** The Term shape of the `/categories` and `/tags` routes (CONTRACT 4.6). */
 export function serializeTerm(row: TermRow, urls: Urls): Record<string, unknown> {
+  const taxonomy = taxonomyNamed(row.taxonomy)
   const out: Record<string, unknown> = {
     id: row.id,
     count: Number(row.count),
     description: row.description,
     name: row.name,
     slug: row.slug,
-    taxonomy: TAXONOMY_WIRE[row.taxonomy as Taxonomy],
+    taxonomy: taxonomy.wire,
   }
-  if (row.taxonomy === 'category') out.parent = row.parent_id ?? 0
+  if (taxonomy.hierarchical) out.parent = row.parent_id ?? 0
   out.meta = []
-  out.url = row.taxonomy === 'category' ? `${urls.site}/events/category/${row.slug}/` : `${urls.site}/tag/${row.slug}/`
+  out.url = taxonomy.archiveUrl(urls.site, row.slug)
   out.urls = termUrls(row, urls)
   return out
 }
