@@ -3,10 +3,16 @@
  *
  * - Each event is stored with `origin_uid` = its UID, so `calendar.events.getByOrigin()` finds it
  *   again: a re-run updates the events it imported before and creates none twice.
- * - Recurring events (RRULE/RDATE, minus EXDATE, with RECURRENCE-ID overrides) are EXPANDED into
- *   one calendar event per occurrence, each with origin `UID#RECURRENCE-ID` (e.g.
- *   `reading-circle@library.example#20270104T180000`). Series with COUNT or UNTIL are expanded
- *   fully (at most `maxOccurrences`); open-ended series up to `horizon`.
+ * - Recurring events become SERIES: the RRULE, RDATE and EXDATE lines go into the event field
+ *   `recurrence` (issue 19), one calendar event per UID. A RECURRENCE-ID VEVENT with
+ *   `STATUS:CANCELLED` becomes an EXDATE of its series (the occurrence is deleted). Any other
+ *   RECURRENCE-ID VEVENT (an occurrence changed in the source) is excluded from the series by an
+ *   EXDATE and stored as its own event with origin `UID#RECURRENCE-ID` (e.g.
+ *   `reading-circle@library.example#20270201T180000`), so lists show its changed values.
+ * - A series the calendar cannot store as one (a DTSTART in a non-IANA time zone, RDATE periods,
+ *   or a rule the calendar refuses: EXRULE, BYHOUR, more than 1,000 occurrences…) is EXPANDED as
+ *   before: one event per occurrence with origin `UID#RECURRENCE-ID`; series with COUNT or UNTIL
+ *   fully (at most `maxOccurrences`), open-ended ones up to `horizon`.
  * - LOCATION becomes the venue ("Name, street, city": first part the name, last part the city,
  *   the rest the address) and ORGANIZER the organizer (CN as the name, the mailto address as the
  *   e-mail). The calendar de-duplicates both by name, so repeated places are one venue.
@@ -19,7 +25,7 @@
  *   left alone (not revived, not recreated).
  */
 import ICAL from 'ical.js'
-import type { Calendar, CallOptions, EventResource } from '@cal-events/core'
+import { CalendarError, type Calendar, type CallOptions, type EventResource } from '@cal-events/core'
 
 type Time = InstanceType<typeof ICAL.Time>
 type Component = InstanceType<typeof ICAL.Component>
@@ -33,6 +39,11 @@ export interface PlannedEvent {
   action: 'upsert' | 'cancel'
   /** Body for `calendar.events.create`/`update` (without `origin_uid`). */
   input: Record<string, unknown>
+  /**
+   * For a series: its occurrences as single events, imported instead when the calendar refuses
+   * the series' `recurrence` (a rule it does not support).
+   */
+  expanded?: () => PlannedEvent[]
 }
 
 /** The parsed file: what to write, and what was left out and why. */
@@ -46,7 +57,7 @@ export interface IcsPlan {
 /** What an import did. */
 export interface IcsImportSummary {
   vevents: number
-  /** Calendar events the file describes (occurrences counted one by one). */
+  /** Calendar events the file describes (a series counts once, an expanded one per occurrence). */
   planned: number
   created: number
   updated: number
@@ -203,6 +214,63 @@ function eventInput(item: Component, span: Span, zones: Map<string, InstanceType
   return input
 }
 
+/** Most values written on one RDATE/EXDATE line (the calendar takes lines of up to 2,000 characters). */
+const VALUES_PER_LINE = 100
+
+/**
+ * One RDATE/EXDATE/RECURRENCE-ID value as the calendar's recurrence takes it: `[parameters, value]`.
+ * `undefined` when it cannot be written in the series' own frame (a non-IANA TZID).
+ */
+function recurrenceValue(t: Time, tzid: unknown): [string, string] | undefined {
+  const compact = (x: Time) => wall(x).replace(/[- :]/g, '')
+  if (t.isDate) return ['VALUE=DATE', compact(t).slice(0, 8)]
+  const stamp = (x: Time) => `${compact(x).slice(0, 8)}T${compact(x).slice(8)}`
+  if (isUtc(t)) return ['', `${stamp(t)}Z`]
+  if (typeof tzid === 'string' && tzid !== '') return isIanaZone(tzid) ? [`TZID=${tzid}`, stamp(t)] : undefined
+  return ['', stamp(t)]
+}
+
+/**
+ * The `recurrence` lines of a master VEVENT (RRULE, RDATE, EXDATE), plus an EXDATE for every
+ * RECURRENCE-ID of `exceptions`; `undefined` when the series cannot be stored as one and is to be
+ * expanded instead (a DTSTART in a non-IANA zone, several RRULEs, EXRULE, RDATE periods).
+ */
+function seriesLines(master: Component, exceptions: Component[], zones: Map<string, unknown>): string[] | undefined {
+  const dtstart = master.getFirstProperty('dtstart')
+  const startZone = dtstart?.getParameter('tzid')
+  // A series recurs on its own wall clock; one converted to UTC would drift by an hour at DST.
+  if (typeof startZone === 'string' && startZone !== '' && !isIanaZone(startZone) && zones.has(startZone)) return undefined
+  const rules = master.getAllProperties('rrule')
+  if (rules.length > 1 || master.hasProperty('exrule')) return undefined
+  const lines = rules.map((p) => `RRULE:${String(p.getFirstValue())}`)
+  const grouped = new Map<string, string[]>()
+  const push = (name: string, t: Time, tzid: unknown): boolean => {
+    const value = recurrenceValue(t, tzid)
+    if (!value) return false
+    const key = value[0] ? `${name};${value[0]}` : name
+    grouped.set(key, [...(grouped.get(key) ?? []), value[1]])
+    return true
+  }
+  for (const name of ['rdate', 'exdate']) {
+    for (const prop of master.getAllProperties(name)) {
+      for (const value of prop.getValues()) {
+        if (!(value instanceof ICAL.Time)) return undefined
+        if (!push(name.toUpperCase(), value, prop.getParameter('tzid'))) return undefined
+      }
+    }
+  }
+  for (const ex of exceptions) {
+    const prop = ex.getFirstProperty('recurrence-id')
+    const value = prop?.getFirstValue()
+    if (!(value instanceof ICAL.Time) || !push('EXDATE', value, prop!.getParameter('tzid'))) return undefined
+  }
+  for (const [key, values] of grouped) {
+    const unique = [...new Set(values)]
+    for (let i = 0; i < unique.length; i += VALUES_PER_LINE) lines.push(`${key}:${unique.slice(i, i + VALUES_PER_LINE).join(',')}`)
+  }
+  return lines
+}
+
 /** Parses an .ics text into the calendar events it describes; no database involved. */
 export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' | 'onProgress'> = {}): IcsPlan {
   const maxOccurrences = options.maxOccurrences ?? 100
@@ -246,49 +314,97 @@ export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' 
       add(uid, master, { start: event.startDate, end: event.endDate })
       continue
     }
-    const rule = master.getFirstPropertyValue('rrule') as InstanceType<typeof ICAL.Recur> | null
-    const openEnded = rule !== null && !rule.isFinite()
-    const iterator = event.iterator()
-    let count = 0
-    for (let next = iterator.next(); next; next = iterator.next()) {
-      if (openEnded && next.toJSDate() > horizon) break
-      if (count === maxOccurrences) {
-        warnings.push(`${uid}: only the first ${maxOccurrences} occurrences were imported.`)
-        break
+    const expand = (): PlannedEvent[] => {
+      const before = events.length
+      const rule = master.getFirstPropertyValue('rrule') as InstanceType<typeof ICAL.Recur> | null
+      const openEnded = rule !== null && !rule.isFinite()
+      const iterator = event.iterator()
+      let count = 0
+      for (let next = iterator.next(); next; next = iterator.next()) {
+        if (openEnded && next.toJSDate() > horizon) break
+        if (count === maxOccurrences) {
+          warnings.push(`${uid}: only the first ${maxOccurrences} occurrences were imported.`)
+          break
+        }
+        const details = event.getOccurrenceDetails(next)
+        add(`${uid}#${details.recurrenceId.toICALString()}`, details.item.component, { start: details.startDate, end: details.endDate })
+        count++
       }
-      const details = event.getOccurrenceDetails(next)
-      add(`${uid}#${details.recurrenceId.toICALString()}`, details.item.component, { start: details.startDate, end: details.endDate })
-      count++
+      return events.splice(before)
+    }
+    const recurrence = seriesLines(master, exceptions, zones)
+    if (!recurrence) {
+      events.push(...expand())
+      continue
+    }
+    add(uid, master, { start: event.startDate, end: event.endDate })
+    const series = events.at(-1)!
+    if (series.action === 'cancel') continue
+    series.input.recurrence = recurrence
+    series.expanded = expand
+    // Changed occurrences stand alone next to the series, which excludes them by EXDATE.
+    for (const ex of exceptions) {
+      const e = new ICAL.Event(ex)
+      add(`${uid}#${e.recurrenceId.toICALString()}`, ex, { start: e.startDate, end: e.endDate })
     }
   }
   return { vevents: vevents.length, events, warnings }
 }
 
+/** Whether `err` is the calendar refusing the `recurrence` field (a rule it does not support). */
+function refusesRecurrence(err: unknown): boolean {
+  if (!(err instanceof CalendarError) || err.code !== 'INVALID_PARAM') return false
+  const params = (err.data as { params?: Record<string, unknown> } | undefined)?.params
+  return params !== undefined && 'recurrence' in params
+}
+
 /**
  * Imports an .ics text: creates the events not imported yet, updates those that were (found by
- * origin), and trashes earlier imports the file now marks cancelled.
+ * origin), and trashes earlier imports the file now marks cancelled. A series the calendar
+ * refuses is imported expanded, one event per occurrence (and an earlier import of it as a
+ * series is trashed).
  */
 export async function importIcs(calendar: Calendar, icsText: string, options: IcsImportOptions = {}): Promise<IcsImportSummary> {
   const plan = planIcs(icsText, options)
   const summary: IcsImportSummary = { vevents: plan.vevents, planned: plan.events.length, created: 0, updated: 0, skipped: 0, removed: 0, warnings: plan.warnings }
   const call = options.call ?? {}
   let done = 0
-  for (const planned of plan.events) {
+  const apply = async (planned: PlannedEvent): Promise<void> => {
     const existing: EventResource | undefined = await calendar.events.getByOrigin(planned.origin, call)
     if (planned.action === 'cancel') {
       if (existing && existing.status !== 'trash') {
         await calendar.events.delete(existing.id, call)
         summary.removed++
       } else summary.skipped++
-    } else if (!existing) {
-      await calendar.events.create({ ...planned.input, origin_uid: planned.origin }, call)
-      summary.created++
-    } else if (existing.status === 'trash') {
-      summary.skipped++
-    } else {
-      await calendar.events.update(existing.id, planned.input, call)
-      summary.updated++
+      return
     }
+    if (existing?.status === 'trash') {
+      summary.skipped++
+      return
+    }
+    try {
+      if (!existing) {
+        await calendar.events.create({ ...planned.input, origin_uid: planned.origin }, call)
+        summary.created++
+      } else {
+        await calendar.events.update(existing.id, planned.input, call)
+        summary.updated++
+      }
+    } catch (err) {
+      if (!planned.expanded || !refusesRecurrence(err)) throw err
+      const reason = ((err as CalendarError).data as { params: Record<string, string> }).params.recurrence
+      summary.warnings.push(`${planned.origin}: the calendar refused the series (${reason}); its occurrences were imported one by one.`)
+      if (existing) {
+        await calendar.events.delete(existing.id, call)
+        summary.removed++
+      }
+      const occurrences = planned.expanded()
+      summary.planned += occurrences.length - 1
+      for (const occurrence of occurrences) await apply(occurrence)
+    }
+  }
+  for (const planned of plan.events) {
+    await apply(planned)
     options.onProgress?.(++done, plan.events.length, planned)
   }
   return summary

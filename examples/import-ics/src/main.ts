@@ -52,7 +52,7 @@ try {
   if (started) bar.stop()
   for (const warning of summary.warnings) console.warn(`warning: ${warning}`)
   const { vevents, planned, created, updated, skipped, removed } = summary
-  console.log(`${file}: ${vevents} VEVENTs, ${planned} events (recurring series expanded).`)
+  console.log(`${file}: ${vevents} VEVENTs, ${planned} events (a recurring series counts once).`)
   console.log(`created ${created}, updated ${updated}, skipped ${skipped}, removed ${removed}`)
   const [events, venues, organizers] = await Promise.all([
     calendar.events.list({ start_date: '1900-01-01', end_date: '2999-12-31', status: 'publish,private', per_page: 1 }),

@@ -22,6 +22,7 @@ function essentials(event: EventResource) {
     venue: venue ? { venue: venue.venue, address: venue.address, city: venue.city } : undefined,
     organizer: event.organizer.map((o) => ({ organizer: o.organizer, email: o.email })),
     categories: event.categories.map((c) => c.name).sort(),
+    recurrence: event.recurrence,
   }
 }
 
@@ -45,6 +46,13 @@ describe('a feed read back by the ICS importer', () => {
     await source.events.create({ title: 'Harvest fair', start_date: '2027-10-02 00:00:00', end_date: '2027-10-04 23:59:59', all_day: true, categories: ['Fairs'] })
     await source.events.create({ title: 'Town meeting', start_date: '2027-11-07 01:30:00', end_date: '2027-11-07 03:00:00', timezone: 'America/New_York', venue: { venue: 'City Hall', city: 'Springfield' } })
     await source.events.create({ title: 'Call at noon UTC', start_date: '2027-06-01 12:00:00', end_date: '2027-06-01 13:00:00', timezone: 'UTC' })
+    await source.events.create({
+      title: 'Weekly choir',
+      start_date: '2027-03-09 19:00:00',
+      end_date: '2027-03-09 21:00:00',
+      timezone: 'Europe/Berlin',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20270601T000000Z', 'RDATE;TZID=Europe/Berlin:20270605T110000', 'EXDATE;TZID=Europe/Berlin:20270330T190000'],
+    })
     await source.events.create({ title: 'Members only', start_date: '2027-06-02 12:00:00', end_date: '2027-06-02 13:00:00', status: 'private' })
     const expected = await listed(source)
     const feed = await source.events.feed({ start_date: WINDOW.start_date, end_date: WINDOW.end_date, status: 'publish,private' })

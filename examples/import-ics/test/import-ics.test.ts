@@ -33,13 +33,27 @@ describe('planning the sample file (no database)', () => {
     return found!
   }
 
-  it('reads 20 VEVENTs into 23 calendar events: 18 single ones and a weekly series expanded into 5 occurrences', () => {
+  it('reads 20 VEVENTs into 20 calendar events: 18 single ones, a weekly series and its changed occurrence', () => {
     expect(plan.vevents).toBe(20)
-    expect(plan.events).toHaveLength(23)
+    expect(plan.events).toHaveLength(20)
     expect(plan.warnings).toEqual([])
     expect(plan.events.filter((e) => e.action === 'cancel').map((e) => e.origin)).toEqual(['cancelled-gig-2027@kulturhaus.example'])
-    // COUNT=6 minus one EXDATE; the 1 February occurrence is overridden by its RECURRENCE-ID VEVENT.
-    const series = plan.events.filter((e) => e.origin.startsWith('reading-circle@library.example#'))
+    // COUNT=6 with one EXDATE; the 1 February occurrence, changed by its RECURRENCE-ID VEVENT, is
+    // excluded from the series and stands alone with its new time and title.
+    expect(byOrigin('reading-circle@library.example').input).toMatchObject({
+      title: 'Reading Circle',
+      timezone: 'Europe/Berlin',
+      start_date: '2027-01-04 18:00:00',
+      end_date: '2027-01-04 19:30:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20270118T180000,20270201T180000'],
+    })
+    expect(byOrigin('reading-circle@library.example#20270201T180000').input).toMatchObject({
+      title: 'Reading Circle (guest author evening)',
+      start_date: '2027-02-01 19:00:00',
+    })
+    expect(byOrigin('reading-circle@library.example#20270201T180000').input.recurrence).toBeUndefined()
+    // Expanded, as a calendar that refused the rule would get it: 6 minus the EXDATE.
+    const series = byOrigin('reading-circle@library.example').expanded!()
     expect(series.map((e) => [e.origin.split('#')[1], e.input.start_date, e.input.title])).toEqual([
       ['20270104T180000', '2027-01-04 18:00:00', 'Reading Circle'],
       ['20270111T180000', '2027-01-11 18:00:00', 'Reading Circle'],
@@ -47,6 +61,7 @@ describe('planning the sample file (no database)', () => {
       ['20270201T180000', '2027-02-01 19:00:00', 'Reading Circle (guest author evening)'],
       ['20270208T180000', '2027-02-08 18:00:00', 'Reading Circle'],
     ])
+    expect(plan.events).toHaveLength(20)
   })
 
   it('maps all-day, TZID, UTC, Outlook time zone, floating and DURATION times', () => {
@@ -82,12 +97,28 @@ describe('planning the sample file (no database)', () => {
     expect(byOrigin('poetry-slam-2027@library.example').input.description).toBe('Open mic; sign up at the door.\nBring your own &lt;texts&gt;.')
   })
 
-  it('expands an open-ended series only up to the horizon', () => {
+  it('keeps an open-ended series as one event; expanded, only up to the horizon', () => {
     const ics = `BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:test\nBEGIN:VEVENT\nUID:weekly\nDTSTART:20270101T100000Z\nDTEND:20270101T110000Z\nRRULE:FREQ=WEEKLY\nSUMMARY:Weekly\nEND:VEVENT\nEND:VCALENDAR\n`
-    expect(planIcs(ics, { horizon: new Date('2027-01-31T00:00:00Z') }).events).toHaveLength(5)
+    const plan = planIcs(ics, { horizon: new Date('2027-01-31T00:00:00Z') })
+    expect(plan.events.map((e) => [e.origin, e.input.recurrence])).toEqual([['weekly', ['RRULE:FREQ=WEEKLY']]])
+    expect(plan.events[0]!.expanded!()).toHaveLength(5)
     const capped = planIcs(ics, { horizon: new Date('2030-01-01T00:00:00Z'), maxOccurrences: 10 })
-    expect(capped.events).toHaveLength(10)
+    expect(capped.events[0]!.expanded!()).toHaveLength(10)
     expect(capped.warnings).toEqual(['weekly: only the first 10 occurrences were imported.'])
+  })
+
+  it('expands a series whose start is in a non-IANA time zone (its wall clock would drift at DST in UTC)', () => {
+    const ics = SAMPLE.replace(
+      'DTSTART;TZID=W. Europe Standard Time:20270602T140000',
+      'DTSTART;TZID=W. Europe Standard Time:20270602T140000\nRRULE:FREQ=MONTHLY;COUNT=3',
+    ).replace('DTEND;TZID=W. Europe Standard Time:20270602T153000', 'DURATION:PT1H30M')
+    const plan = planIcs(ics)
+    const board = plan.events.filter((e) => e.origin.startsWith('board-meeting-2027-06@outlook.example'))
+    expect(board.map((e) => [e.origin, e.input.start_date, e.input.recurrence])).toEqual([
+      ['board-meeting-2027-06@outlook.example#20270602T140000', '2027-06-02 12:00:00', undefined],
+      ['board-meeting-2027-06@outlook.example#20270702T140000', '2027-07-02 12:00:00', undefined],
+      ['board-meeting-2027-06@outlook.example#20270802T140000', '2027-08-02 12:00:00', undefined],
+    ])
   })
 })
 
@@ -102,14 +133,14 @@ describe('importing the sample into the calendar', () => {
     expect(await counts(calendar)).toEqual({ events: 0, trashed: 0, venues: 0, organizers: 0, categories: 0 })
     const progress: number[] = []
     const first = await importIcs(calendar, SAMPLE, { onProgress: (done, total) => progress.push(done / total) })
-    expect(first).toMatchObject({ vevents: 20, planned: 23, created: 22, updated: 0, skipped: 1, removed: 0, warnings: [] })
-    expect(progress).toHaveLength(23)
+    expect(first).toMatchObject({ vevents: 20, planned: 20, created: 19, updated: 0, skipped: 1, removed: 0, warnings: [] })
+    expect(progress).toHaveLength(20)
     expect(progress.at(-1)).toBe(1)
     const afterFirst = await counts(calendar)
-    expect(afterFirst).toEqual({ events: 22, trashed: 0, venues: 10, organizers: 9, categories: 13 })
+    expect(afterFirst).toEqual({ events: 19, trashed: 0, venues: 10, organizers: 9, categories: 13 })
 
     const second = await importIcs(calendar, SAMPLE)
-    expect(second).toMatchObject({ created: 0, updated: 22, skipped: 1, removed: 0 })
+    expect(second).toMatchObject({ created: 0, updated: 19, skipped: 1, removed: 0 })
     expect(await counts(calendar)).toEqual(afterFirst)
 
     const jazz = await calendar.events.getByOrigin('jazz-night-2027-03@kulturhaus.example')
@@ -138,7 +169,7 @@ describe('importing the sample into the calendar', () => {
     await calendar.events.delete(trashedByHand!.id)
 
     const summary = await importIcs(calendar, changed)
-    expect(summary).toMatchObject({ created: 0, updated: 20, skipped: 2, removed: 1 })
+    expect(summary).toMatchObject({ created: 0, updated: 17, skipped: 2, removed: 1 })
     expect((await calendar.events.getByOrigin('lantern-walk-2027@springfield.example'))?.title).toBe('Lantern Walk (new route)')
     expect((await calendar.events.getByOrigin('run-2027@springfield.example'))?.status).toBe('trash')
     expect((await calendar.events.getByOrigin('museum-night-2027@museum.example'))?.status).toBe('trash')
@@ -165,11 +196,11 @@ describe('the import script (CLI) on PostgreSQL', () => {
 
   it('imports the sample twice; the second run creates nothing', async () => {
     const first = await cli()
-    expect(first.stdout).toContain('20 VEVENTs, 23 events')
-    expect(first.stdout).toContain('created 22, updated 0, skipped 1, removed 0')
-    expect(first.stdout).toContain('calendar now holds 22 events, 10 venues, 9 organizers')
+    expect(first.stdout).toContain('20 VEVENTs, 20 events')
+    expect(first.stdout).toContain('created 19, updated 0, skipped 1, removed 0')
+    expect(first.stdout).toContain('calendar now holds 19 events, 10 venues, 9 organizers')
     const second = await cli()
-    expect(second.stdout).toContain('created 0, updated 22, skipped 1, removed 0')
-    expect(second.stdout).toContain('calendar now holds 22 events, 10 venues, 9 organizers')
+    expect(second.stdout).toContain('created 0, updated 19, skipped 1, removed 0')
+    expect(second.stdout).toContain('calendar now holds 19 events, 10 venues, 9 organizers')
   })
 })
