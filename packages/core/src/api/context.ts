@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../auth/principal.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
+import type { IdempotencyClaim } from './idempotency.js'
 
 /** Absolute URL roots for one request. */
 export interface Urls {
@@ -26,6 +27,8 @@ export interface CallContext {
   readonly db: Kysely<DB>
   /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
   readonly raw: RawParams
+  /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */
+  readonly idempotency?: IdempotencyClaim
 }
 
 /** Parameters of a call by where they came from. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { pruneIdempotencyKeys } from '../http/idempotency.js'
+import { pruneIdempotencyKeys } from '../api/idempotency.js'
 
 // The calendar's change record and the one place that reads it (docs/change-tracking.md).
 // Migration 0007 creates the log, its triggers and `cal_changed_since`; this module decides what a

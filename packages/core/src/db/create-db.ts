@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely'
 import pg from 'pg'
 import type { DatabaseOptions } from '../config/options.js'
 import type { DB } from './generated.js'
+import { commitCheckingPool, freshConnectionProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, useSchema } from './schema.js'
@@ -54,8 +55,14 @@ function openPostgres(
   // fails on its own and answers 503; the broken client is dropped when it is released.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
+  // A commit whose answer was lost is settled on a fresh connection: the pool may be what failed.
+  const probe = freshConnectionProbe({
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
+    query_timeout: options.connectionTimeoutMs ?? 3000,
+  })
   const dialect = new PostgresDialect({
-    pool: options.preparedStatements === false ? pool : preparingPool(pool),
+    pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
     onCreateConnection: useSchema(schema),
   })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })

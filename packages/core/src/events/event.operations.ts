@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import type { ResolvedOptions } from '../config/options.js'
@@ -125,15 +126,20 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
       if (!row) return notAnEvent(ctx, id)
       const inTrash = () => new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
       if (row.status === 'trash') throw inTrash()
-      if (!(await trashPost(ctx.db, 'events', row.id, utcWall(ctx.now)))) throw inTrash()
-      return { body: serializeEvent((await findEventRow(ctx.db, row.id))!, ctx) }
+      if (!(await writeTransaction(ctx, (trx) => trashPost(trx, 'events', row.id, utcWall(ctx.now))))) throw inTrash()
+      return { body: await readAfterWrite(ctx, row.id) }
     },
   })
 }
 
 async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: EventRow | undefined) {
-  const id = await ctx.db.transaction().execute((trx) => applyEventWrite(trx, plan, existing, ctx))
-  return serializeEvent((await findEventRow(ctx.db, id))!, ctx)
+  const id = await writeTransaction(ctx, (trx) => applyEventWrite(trx, plan, existing, ctx))
+  return readAfterWrite(ctx, id)
+}
+
+/** The event as a committed write left it; only its id when the database fails to say more. */
+function readAfterWrite(ctx: CallContext, id: number): Promise<Record<string, unknown>> {
+  return answerCommitted(async () => serializeEvent((await findEventRow(ctx.db, id))!, ctx), () => ({ id }))
 }
 
 /** Every `author` a write names: the event's and those of inline venues/organizers. */

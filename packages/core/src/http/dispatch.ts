@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { buildCallContext, NAMESPACE, WP_NAMESPACE } from '../api/context.js'
+import { idempotencyFingerprint, withIdempotencyKey } from '../api/idempotency.js'
 import { invoke } from '../api/operation.js'
 import { authenticateBearer } from '../auth/tokens.js'
 import type { Principal } from '../auth/principal.js'
@@ -8,7 +9,6 @@ import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from './conditional.js'
 import { toErrorResponse } from './error-response.js'
-import { idempotencyFingerprint, withIdempotencyKey } from './idempotency.js'
 import { checkedOrigin } from './origin.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
@@ -94,7 +94,9 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const key = match.endpoint.idempotent && principal ? header(request, 'idempotency-key') : undefined
       const result = key === undefined || !principal
         ? await invoke(operation, params, ctx)
-        : await withIdempotencyKey(db, principal.id, key, idempotencyFingerprint(method, path, body), () => invoke(operation, params, ctx))
+        : await withIdempotencyKey(db, principal.id, key, idempotencyFingerprint(method, path, body), (idempotency) =>
+            invoke(operation, params, { ...ctx, idempotency }),
+          )
       const status = result.status ?? 200
       const read = (method === 'GET' || method === 'HEAD') && status === 200 && !result.stream && result.body !== undefined
       // An operation that states its own caching (a feed with validators) keeps it.

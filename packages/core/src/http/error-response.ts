@@ -1,4 +1,5 @@
 import { CalendarError, type CalendarErrorCode } from '../errors.js'
+import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { CalendarResponse } from './request.js'
 
 /** The single table from error code to wire code and HTTP status. */
@@ -55,21 +56,6 @@ export function wireCodeOf(code: CalendarErrorCode): string {
 }
 
 const CONTENT_TYPE = 'application/json; charset=UTF-8'
-
-/** Postgres error codes that mean "the database is not there right now". */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'])
-
-function isDatabaseUnavailable(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false
-  const code = (err as { code?: unknown }).code
-  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code))) return true
-  const message = (err as { message?: unknown }).message
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message)
-  )
-}
 
 /** Converts anything thrown into a response in the contract's error shape; never echoes internals. */
 export function toErrorResponse(err: unknown, onError?: (err: unknown) => void): CalendarResponse {

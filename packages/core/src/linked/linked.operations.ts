@@ -1,6 +1,7 @@
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
@@ -33,7 +34,8 @@ async function locate(kind: LinkedKind, locator: Locator, input: Record<string, 
 }
 
 async function readBack(kind: LinkedKind, id: number, ctx: CallContext): Promise<Record<string, unknown>> {
-  return serializeLinked(kind, (await findLinkedRow(ctx.db, kind, id))!, ctx, false)
+  // The write has committed: when the database fails to say more, the answer is its id alone.
+  return answerCommitted(async () => serializeLinked(kind, (await findLinkedRow(ctx.db, kind, id))!, ctx, false), () => ({ id }))
 }
 
 /** GET of one venue/organizer by id or slug (CONTRACT 9.1), with `json_ld`. */
@@ -64,7 +66,7 @@ export function linkedCreateOperation(kind: LinkedKind) {
       require(ctx.principal, canAssignAuthor(ctx.principal, input.author as number | undefined))
     },
     async run(input, ctx) {
-      const { id } = await ctx.db.transaction().execute((trx) => createLinked(trx, kind, input, ctx))
+      const { id } = await writeTransaction(ctx, (trx) => createLinked(trx, kind, input, ctx))
       // The reference answers 201 even when an existing record was reused.
       return { status: 201, body: await readBack(kind, id, ctx) }
     },
@@ -86,7 +88,7 @@ export function linkedUpdateOperation(kind: LinkedKind, locator: Locator) {
       require(ctx.principal, canAssignAuthor(ctx.principal, input.author as number | undefined))
     },
     async run({ row, input }, ctx) {
-      await ctx.db.transaction().execute((trx) => updateLinked(trx, kind, row, input, ctx))
+      await writeTransaction(ctx, (trx) => updateLinked(trx, kind, row, input, ctx))
       return { body: await readBack(kind, row.id, ctx) }
     },
   })
@@ -103,7 +105,7 @@ export function linkedDeleteOperation(kind: LinkedKind, locator: Locator) {
     async run(row, ctx) {
       const inTrash = () => new CalendarError(kind.errors.inTrash, `The ${kind.type} is already trashed`)
       if (row.status === 'trash') throw inTrash()
-      if (!(await trashLinked(ctx.db, kind, row.id, utcWall(ctx.now)))) throw inTrash()
+      if (!(await writeTransaction(ctx, (trx) => trashLinked(trx, kind, row.id, utcWall(ctx.now))))) throw inTrash()
       return { body: await readBack(kind, row.id, ctx) }
     },
   })

@@ -63,15 +63,13 @@ export async function findLinkedRow(db: Db, kind: LinkedKind, id: number): Promi
 
 /**
  * Moves a venue/organizer to the trash (slug + `__trashed`) and unlinks it from every event, in
- * one transaction (CONTRACT 13). False when it was already trashed, e.g. by a concurrent delete.
+ * the caller's transaction (CONTRACT 13). False when it was already trashed, e.g. by a concurrent delete.
  */
-export async function trashLinked(db: Kysely<DB>, kind: LinkedKind, id: number, nowWall: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const trashed = await trashPost(trx, kind.table, id, nowWall)
-    if (!trashed) return false
-    const link = kind.eventLink
-    if (link.via === 'column') await trx.updateTable('events').set({ [link.column]: null }).where(link.column, '=', id).execute()
-    else await trx.deleteFrom(link.table).where(link.column, '=', id).execute()
-    return true
-  })
+export async function trashLinked(trx: Transaction<DB>, kind: LinkedKind, id: number, nowWall: string): Promise<boolean> {
+  const trashed = await trashPost(trx, kind.table, id, nowWall)
+  if (!trashed) return false
+  const link = kind.eventLink
+  if (link.via === 'column') await trx.updateTable('events').set({ [link.column]: null }).where(link.column, '=', id).execute()
+  else await trx.deleteFrom(link.table).where(link.column, '=', id).execute()
+  return true
 }

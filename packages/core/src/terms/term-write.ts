@@ -1,6 +1,7 @@
 import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import { sql, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
+import { writeTransaction } from '../api/write.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam } from '../errors.js'
 import { slugify } from '../shared/slug.js'
@@ -72,7 +73,7 @@ export async function createTerm(ctx: CallContext, taxonomy: Taxonomy, sent: Ter
   const fields = { ...sent, ...cleanTermFields(ctx, sent) } as TermFields & { name: string }
   const level = taxonomy.hierarchical ? (fields.parentId ?? null) : undefined
   const attempt = () =>
-    ctx.db.transaction().execute(async (trx) => {
+    writeTransaction(ctx, async (trx) => {
       if (level) {
         // A parent deleted meanwhile would otherwise leave this child at the top level (or fail its foreign key).
         await lockTree(trx, taxonomy)
@@ -110,7 +111,7 @@ export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: numbe
     new CalendarError('DUPLICATE_TERM_SLUG', `The slug “${slug}” is already in use by another term.`)
   let wantedSlug: string | undefined
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await writeTransaction(ctx, async (trx) => {
       if (fields.parentId !== undefined) {
         // Serialises re-parenting, so two concurrent moves cannot close a cycle between them.
         await lockTree(trx, taxonomy)
@@ -144,7 +145,7 @@ export async function updateTerm(ctx: CallContext, taxonomy: Taxonomy, id: numbe
  * its parent. Returns the row as it was just before.
  */
 export async function deleteTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return writeTransaction(ctx, async (trx) => {
     if (taxonomy.hierarchical) await lockTree(trx, taxonomy)
     const row = await findTerm(trx, taxonomy, id, true)
     if (!row) throw invalidParam('id')

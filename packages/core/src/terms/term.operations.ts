@@ -1,5 +1,6 @@
 import type { CallContext } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
+import { answerCommitted } from '../api/write.js'
 import { canManageTerms, listScope, require } from '../auth/permissions.js'
 import { invalidParam } from '../errors.js'
 import { termIdArg, termWriteArgs } from './term.args.js'
@@ -15,8 +16,9 @@ async function requireTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Pr
   return row
 }
 
+/** The term as a committed write left it; only its id when the database fails to say more. */
 async function readTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<Record<string, unknown>> {
-  return serializeTerm(await requireTerm(ctx, taxonomy, id), ctx.urls)
+  return answerCommitted(async () => serializeTerm(await requireTerm(ctx, taxonomy, id), ctx.urls), () => ({ id }))
 }
 
 /** `GET /categories/{id}` or `/tags/{id}`; any language (CONTRACT 15.2). */
