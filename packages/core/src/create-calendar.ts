@@ -1,6 +1,6 @@
 import { buildCallContext, NAMESPACE } from './api/context.js'
 import { languageArgs } from './api/language-arg.js'
-import { invoke, type ArgInput, type Operation } from './api/operation.js'
+import { invoke, type ArgInput, type ArgsRecord, type Operation } from './api/operation.js'
 import { SYSTEM_PRINCIPAL, type Principal } from './auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo, type TokenInput } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
@@ -19,6 +19,7 @@ import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
 import { eventOperations, eventRoutes } from './events/event.routes.js'
+import { feedArgs } from './ical/ical.operations.js'
 import { icalOperations, icalRoutes } from './ical/ical.routes.js'
 import { ORGANIZER, VENUE } from './linked/kinds.js'
 import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
@@ -48,7 +49,8 @@ export interface CallOptions {
 type Query = Record<string, unknown>
 type Body = Record<string, unknown>
 type Json = Record<string, any>
-type RawCall = { path?: Record<string, string>; query?: unknown; body?: unknown }
+/** One script call's parameters, typed by the operation's declarations (so internal calls are checked too). */
+type RawCall<A extends ArgsRecord> = { path?: Record<string, string>; query?: WithLanguage<ArgInput<A>>; body?: WithLanguage<ArgInput<A>> }
 
 // Script inputs are typed from the argument declarations that validate HTTP input, so a misspelt
 // field does not compile; at run time a name the operation does not declare is a 400 as well.
@@ -56,8 +58,19 @@ type RawCall = { path?: Record<string, string>; query?: unknown; body?: unknown 
 /** `ml_language`, which every call declares in variant B (the `language` call option sets it too). */
 type WithLanguage<T> = T & { ml_language?: string }
 
+/** What a script passes to `op`: its declared parameters' wire inputs (and `ml_language`). */
+type InputOf<O> = O extends Operation<infer A, any, any> ? WithLanguage<ArgInput<A>> : never
+
+type AnyOperation = Operation<any, any, any>
+/** The operations behind a `PostResourceApi`. */
+type PostOps = Record<'list' | 'get' | 'getBySlug' | 'create' | 'update' | 'updateBySlug' | 'delete' | 'deleteBySlug', AnyOperation>
+/** The operations behind a `TermResourceApi`. */
+type TermOps = Record<'list' | 'get' | 'create' | 'update' | 'delete', AnyOperation>
+
 /** Query of `events.list`: the parameters of `GET /events` (CONTRACT 6.1; bounds filters in variant B). */
 export type EventListQuery = WithLanguage<ArgInput<EventListArgs>>
+/** Query of `events.feed`: the list's filters without paging, as `GET /events/ical` takes them. */
+export type EventFeedQuery = WithLanguage<ArgInput<ReturnType<typeof feedArgs>>>
 /** Body of `events.create`/`update`: the fields of CONTRACT 10.1 (`password` in variant B). */
 export type EventInput = WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
 /** Body of `venues.create`/`update` (CONTRACT 11.1). */
@@ -92,7 +105,7 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    */
   getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
   /** The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as text. */
-  feed(query?: Query, options?: CallOptions): Promise<string>
+  feed(query?: EventFeedQuery, options?: CallOptions): Promise<string>
   /** One event as an iCalendar file (`GET /events/{id}/ical`), readable exactly when `get(id)` is. */
   ical(id: number, options?: CallOptions & { password?: string }): Promise<string>
 }
@@ -205,18 +218,18 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
-  async function call<R = Json>(op: Operation<any, any, any> | undefined, raw: RawCall, opts: CallOptions = {}): Promise<R> {
+  async function call<R = Json, A extends ArgsRecord = ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions = {}): Promise<R> {
     return (await callRaw(op, raw, opts)).body as R
   }
 
   /** A call whose answer is text (`stream`), joined. */
-  async function callText(op: Operation<any, any, any>, raw: RawCall, opts: CallOptions = {}): Promise<string> {
+  async function callText<A extends ArgsRecord>(op: Operation<A, any, any>, raw: RawCall<A>, opts: CallOptions = {}): Promise<string> {
     let text = ''
     for await (const chunk of (await callRaw(op, raw, opts)).stream ?? []) text += chunk
     return text
   }
 
-  async function callRaw(op: Operation<any, any, any> | undefined, raw: RawCall, opts: CallOptions) {
+  async function callRaw<A extends ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions) {
     if (!op) throw new TypeError('This operation is not available.')
     const query = (raw.query ?? {}) as Query
     const body = (raw.body ?? {}) as Body
@@ -233,24 +246,34 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
 
   const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
+  // The input types of the resource APIs come from the operations' own declarations (`InputOf`),
+  // so `Calendar`'s declared input types are checked against them where the APIs are assembled
+  // below. Inside, one loose `call` serves every operation: TypeScript cannot relate a deferred
+  // `InputOf<O['create']>` to `O['create']`'s arguments, hence the `Query` casts.
   type Ops = Record<string, Operation<any, any, any>>
-  const postApi = <T, L, Q, I>(ops: Ops): PostResourceApi<T, L, Q, I> => ({
-    list: (query, o) => call(ops.list, { query }, o),
-    get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
-    getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
-    create: (body, o) => call(ops.create, { body }, o),
-    update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
-    updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body }, o),
-    delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
-    deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
-  })
-  const termApi = <T, L>(ops: Ops): TermResourceApi<T, L> => ({
-    list: (query, o) => call(ops.list, { query }, o),
-    get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
-    create: (body, o) => call(ops.create, { body }, o),
-    update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
-    delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
-  })
+  const postApi = <T, L, O extends PostOps>(typed: O): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+    const ops: Ops = typed
+    return {
+      list: (query, o) => call(ops.list, { query: query as Query }, o),
+      get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
+      getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
+      create: (body, o) => call(ops.create, { body: body as Body }, o),
+      update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
+      updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
+      delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+      deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
+    }
+  }
+  const termApi = <T, L, O extends TermOps>(typed: O): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+    const ops: Ops = typed
+    return {
+      list: (query, o) => call(ops.list, { query: query as Query }, o),
+      get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
+      create: (body, o) => call(ops.create, { body: body as Body }, o),
+      update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
+      delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+    }
+  }
 
   return {
     options,
@@ -261,7 +284,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       return request ? dispatch.finish(request, response) : response
     },
     events: {
-      ...postApi<EventResource, EventList, EventListQuery, EventInput>(events),
+      ...postApi<EventResource, EventList, typeof events>(events),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       feed: (query, o) => callText(ical.feed, { query }, o),
       ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o),

@@ -1,5 +1,5 @@
 import type { CallContext } from '../api/context.js'
-import { defineOperation, type ArgsRecord, type OperationResult, type ParsedArgs } from '../api/operation.js'
+import { defineOperation, type OperationResult, type ParsedArgs } from '../api/operation.js'
 import type { VariantConfig } from '../config/variants.js'
 import { eventListOperation } from '../events/event-list.js'
 import { eventListArgs } from '../events/event.args.js'
@@ -33,7 +33,7 @@ function icalHeaders(ctx: CallContext, stem: string): Record<string, string> {
 }
 
 /** The feed's parameters: the event list's filters, without paging (a feed is one document). */
-function feedArgs(variant: VariantConfig): ArgsRecord {
+export function feedArgs(variant: VariantConfig) {
   const { page: _page, per_page: _perPage, ...filters } = eventListArgs(variant)
   return filters
 }

@@ -54,7 +54,7 @@ export function linkedReadOperation(kind: LinkedKind, locator: Locator) {
 }
 
 /** POST /venues, /organizers: create, or reuse a same-named record (CONTRACT 11.2). */
-export function linkedCreateOperation(kind: LinkedKind) {
+export function linkedCreateOperation<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>) {
   return defineOperation({
     args: linkedWriteArgs(kind, true),
     async prepare(input, ctx) {
@@ -74,7 +74,7 @@ export function linkedCreateOperation(kind: LinkedKind) {
 }
 
 /** POST/PUT/PATCH of one venue/organizer: a partial update (CONTRACT 11.3, O-2). */
-export function linkedUpdateOperation(kind: LinkedKind, locator: Locator) {
+export function linkedUpdateOperation<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>, locator: Locator) {
   return defineOperation({
     // The path placeholder wins over a body `id`/`slug` (O-13); venues have no slug input to rename.
     args: { ...linkedWriteArgs(kind, false), ...locatorArgs(kind, locator) },

@@ -1,5 +1,6 @@
 import type { VariantConfig } from '../config/variants.js'
-import { postRoutes, type RouteDef } from '../http/routes.js'
+import { postRoutes, type PostOperations, type RouteDef } from '../http/routes.js'
+import type { ArgsRecord } from '../api/operation.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedListOperation } from './linked-list.js'
 import {
@@ -10,7 +11,7 @@ import {
 } from './linked.operations.js'
 
 /** The venue or organizer operations, by name, for routes and the script API alike. */
-export function linkedOperations(kind: LinkedKind, variant: VariantConfig) {
+export function linkedOperations<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>, variant: VariantConfig) {
   return {
     list: linkedListOperation(kind, variant),
     create: linkedCreateOperation(kind),
@@ -24,7 +25,7 @@ export function linkedOperations(kind: LinkedKind, variant: VariantConfig) {
 }
 
 /** Venue or organizer routes in registration order (CONTRACT 14.1). */
-export function linkedRoutes(kind: LinkedKind, ops: ReturnType<typeof linkedOperations>, ns: string): RouteDef[] {
+export function linkedRoutes(kind: LinkedKind, ops: PostOperations, ns: string): RouteDef[] {
   const collection = `${ns}/${kind.plural}`
   return postRoutes(collection, ops)
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, EventInput, EventListQuery } from '@cal-events/core'
+import type { Calendar, EventFeedQuery, EventInput, EventListQuery } from '@cal-events/core'
 import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -27,6 +27,18 @@ describe(`script API inputs (${BACKEND})`, () => {
     await expect(calendar.venues.list({ hasEvents: true })).rejects.toMatchObject(unknownParam('hasEvents'))
     // @ts-expect-error hideEmpty is not a parameter (hide_empty is)
     await expect(calendar.categories.list({ hideEmpty: false })).rejects.toMatchObject(unknownParam('hideEmpty'))
+  })
+
+  it('types the feed query from the event list filters, without paging', async () => {
+    // @ts-expect-error startDate is not a feed parameter (start_date is)
+    await expect(calendar.events.feed({ startDate: '2027-01-01' })).rejects.toMatchObject(unknownParam('startDate'))
+    // @ts-expect-error a feed is one document: no paging
+    await expect(calendar.events.feed({ per_page: 5 })).rejects.toMatchObject(unknownParam('per_page'))
+    // @ts-expect-error a search is text
+    await expect(calendar.events.feed({ search: 42 })).rejects.toMatchObject({ code: 'INVALID_PARAM' })
+    const query: EventFeedQuery = { start_date: '2027-01-01', categories: 'a,b', featured: 'true' }
+    expect(Object.keys(query)).toHaveLength(3)
+    expect(await calendar.events.feed({ start_date: '2027-01-01', featured: false })).toContain('BEGIN:VCALENDAR')
   })
 
   it('refuses misspelt write fields and writes nothing', async () => {
