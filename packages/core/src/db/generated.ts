@@ -54,6 +54,17 @@ export interface CalIdempotencyKeys {
   user_id: number;
 }
 
+export interface CalRowChanges {
+  id: number;
+  kind: string;
+  xid: string;
+}
+
+export interface CalSyncSecret {
+  one: Generated<boolean>;
+  secret: Generated<string>;
+}
+
 export interface EventOrganizers {
   event_id: number;
   organizer_id: number;
@@ -183,6 +194,8 @@ export interface DB {
   cal_change_horizon: CalChangeHorizon;
   cal_changes: CalChanges;
   cal_idempotency_keys: CalIdempotencyKeys;
+  cal_row_changes: CalRowChanges;
+  cal_sync_secret: CalSyncSecret;
   event_organizers: EventOrganizers;
   event_terms: EventTerms;
   events: Events;

@@ -14,6 +14,8 @@ import { eventListPageQuery, type EventListFilters } from './event-list-query.js
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 import { checkStatusFilter } from '../posts/visibility.js'
+import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from '../sync/event-sync.js'
+import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
 
@@ -54,7 +56,7 @@ async function requireIds(
 export function eventListOperation(variant: VariantConfig) {
   return defineOperation({
     args: eventListArgs(variant),
-    async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters }> {
+    async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters; sync?: SyncRequest }> {
       const db = ctx.db
       checkStatusFilter(ctx.principal, input.status)
       if (input.ticketed === true) {
@@ -89,10 +91,13 @@ export function eventListOperation(variant: VariantConfig) {
         language,
       }
       if (input.post_parent !== undefined) await requireIds(ctx, 'events', [input.post_parent], 'post_parent', false)
-      return { input, filters }
+      const refused = EVENT_DATE_PARAMS.filter((name) => name in ctx.raw.query)
+      const sync = await syncRequest(ctx, 'events', input, refused, eventSyncFilters(filters))
+      return { input, filters, sync }
     },
-    async run({ input, filters }, ctx) {
+    async run({ input, filters, sync }, ctx) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
+      if (sync) return syncPage(ctx, sync, p.perPage, eventSyncSource(ctx, filters))
       // One statement: the page and its total; the total is recounted only when the calendar changed.
       const totals = knownTotalsOf(ctx.db)
       const key = JSON.stringify(filters)

@@ -4,6 +4,7 @@ import { LIMITS } from '../shared/limits.js'
 import { WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { imageArg, statusListArg } from '../posts/post-args.js'
+import { syncListArgs } from '../sync/sync.args.js'
 
 /** Query parameters of `GET /events` in both variants (SPEC, CONTRACT 6.1). */
 function commonListArgs(variant: VariantConfig) {
@@ -24,6 +25,7 @@ function commonListArgs(variant: VariantConfig) {
     geoloc_lng: args.coordinate(180, { description: 'Longitude; needs geoloc_lat.', with: 'geoloc_lat' }),
     include: args.posintList({ description: 'Only these event IDs; date filters are not applied.' }),
     post_parent: args.int({ description: 'Events whose parent is this event.' }),
+    ...syncListArgs('events'),
   }
 }
 

@@ -17,7 +17,7 @@ const LISTED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Ma
 const ANONYMOUS_HEADERS = ['If-None-Match']
 const ANONYMOUS_METHODS = new Set(['GET', 'HEAD'])
 /** Response headers a page may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = ['X-Cal-Total', 'X-Cal-TotalPages', 'ETag', 'Location', 'Allow']
+const EXPOSED_HEADERS = ['X-Cal-Total', 'X-Cal-TotalPages', 'X-Cal-Next-Sync-Token', 'ETag', 'Location', 'Allow']
 
 /** What one origin may do: `listed` (every method, credentials) or `anonymous` (reads only). */
 type Grant = 'listed' | 'anonymous' | undefined

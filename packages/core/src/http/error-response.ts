@@ -41,6 +41,9 @@ const ERRORS = {
   IDEMPOTENCY_KEY_INVALID: { status: 400, code: 'rest_idempotency_key_invalid' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, code: 'rest_idempotency_key_reused' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, code: 'rest_idempotency_key_in_progress' },
+  SYNC_TOKEN_INVALID: { status: 410, code: 'rest_sync_token_invalid' },
+  SYNC_TOKEN_EXPIRED: { status: 410, code: 'rest_sync_token_expired' },
+  SYNC_TOKEN_MISMATCH: { status: 400, code: 'rest_sync_token_mismatch' },
   DATABASE_UNAVAILABLE: { status: 503, code: 'database-unavailable' },
   INTERNAL: { status: 500, code: 'rest_internal_error' },
 } as const satisfies Record<CalendarErrorCode, { status: number; code: string }>

@@ -14,6 +14,8 @@ import { linkedListArgs } from './linked.args.js'
 import { linkedListQuery, orderLinkedList, type LinkedListFilters } from './linked-list-query.js'
 import { imageJson, linkedDb } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
+import { linkedSyncRefused, linkedSyncSource } from '../sync/linked-sync.js'
+import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof linkedListArgs>>
 
@@ -24,7 +26,7 @@ type ListArgs = ParsedArgs<ReturnType<typeof linkedListArgs>>
 export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
   return defineOperation({
     args: linkedListArgs(kind, variant),
-    async prepare(input, ctx): Promise<{ input: ListArgs; filters: LinkedListFilters }> {
+    async prepare(input, ctx): Promise<{ input: ListArgs; filters: LinkedListFilters; sync?: SyncRequest }> {
       if (input.search !== undefined && typeof input.search !== 'string') {
         throw new CalendarError('BAD_SEARCH_STRING', 'The search string must be a string.')
       }
@@ -47,10 +49,12 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         scope: listScope(ctx.principal),
         editScope: editScope(ctx.principal),
       }
-      return { input, filters }
+      const sync = await syncRequest(ctx, kind.plural, input, linkedSyncRefused(input), filters)
+      return { input, filters, sync }
     },
-    async run({ input, filters }, ctx) {
+    async run({ input, filters, sync }, ctx) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
+      if (sync) return syncPage(ctx, sync, p.perPage, linkedSyncSource(ctx, kind, filters))
       const base = linkedListQuery(linkedDb(ctx.db), kind, filters)
       const { total } = await base.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow()
       const pages = totalPages(total, p.perPage)

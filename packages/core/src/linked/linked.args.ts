@@ -5,6 +5,7 @@ import { WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { imageArg, statusListArg } from '../posts/post-args.js'
 import type { LinkedKind } from './kinds.js'
+import { syncListArgs } from '../sync/sync.args.js'
 
 /** Body fields of a venue/organizer create or update (CONTRACT 11.1); also used for inline data. */
 export function linkedWriteArgs<N extends string, D extends ArgsRecord>(kind: LinkedKind<N, D>, forCreate: boolean) {
@@ -40,5 +41,6 @@ export function linkedListArgs(kind: LinkedKind, variant: VariantConfig) {
     has_events: args.truthy({ description: `${kind.plural} linked (or, when false, not linked) to a non-draft event.` }),
     only_with_upcoming: args.truthy({ default: false, description: `Only ${kind.plural} linked to an upcoming event the caller could see in the event list.` }),
     status: { ...statusListArg, description: `${kind.type} post statuses.` },
+    ...syncListArgs(kind.plural),
   }
 }

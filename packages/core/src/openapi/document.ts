@@ -24,7 +24,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Not authenticated: no token where one is needed, or a token that is unknown, malformed or revoked.',
   403: 'Forbidden: the caller may not do this, or may not see this item.',
   404: 'Not found.',
-  410: 'Gone: already in the trash.',
+  410: 'Gone: already in the trash; on a list, a sync token the server can no longer answer (start again with sync=1).',
   413: 'The request body is too large.',
   415: 'Unsupported content type.',
   429: 'Too many wrong password guesses for this event from this client; `data.retry_after` says when to try again.',
@@ -91,6 +91,13 @@ const LIST_HEADERS = {
   'X-Cal-Total': { description: 'Number of matches across all pages (as `total`).', schema: { type: 'integer', minimum: 0 } },
   'X-Cal-TotalPages': { description: 'Number of pages (as `total_pages`).', schema: { type: 'integer', minimum: 0 } },
 }
+const SYNC_HEADER = {
+  'X-Cal-Next-Sync-Token': {
+    description: 'Extension: on the last page of a sync walk, the token for the next sync (as `next_sync_token`).',
+    required: false,
+    schema: { type: 'string' },
+  },
+}
 const LOCATION_HEADER = { Location: { description: 'URL of the item created.', schema: { type: 'string', format: 'uri' } } }
 
 function successResponse(doc: EndpointDoc): Record<string, unknown> {
@@ -98,6 +105,7 @@ function successResponse(doc: EndpointDoc): Record<string, unknown> {
   const headers: Json = {}
   if (success.headers?.includes('list-totals')) Object.assign(headers, LIST_HEADERS)
   if (success.headers?.includes('location')) Object.assign(headers, LOCATION_HEADER)
+  if (success.headers?.includes('sync')) Object.assign(headers, SYNC_HEADER)
   return {
     [String(success.status)]: {
       description: success.description,

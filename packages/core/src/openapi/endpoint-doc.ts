@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
 import type { HttpMethod } from '../http/routes.js'
 import { TAXONOMIES, taxonomyAt } from '../terms/taxonomies.js'
@@ -20,7 +20,7 @@ export interface EndpointDoc {
     description: string
     schema?: z.ZodType
     contentType?: string
-    headers?: readonly ('list-totals' | 'location')[]
+    headers?: readonly ('list-totals' | 'location' | 'sync')[]
   }
 }
 
@@ -71,10 +71,13 @@ const LINKED_ERRORS = {
 const EVENT_LINK_ERRORS: CalendarErrorCode[] = ['INVALID_LINKED_POST_ID', 'COULD_NOT_CREATE_VENUE', 'COULD_NOT_CREATE_ORGANIZER']
 
 /** Domain errors of a built-in action (CONTRACT 2.3, 9.1, 13), beside the shared ones. */
+/** What a list with sync parameters can answer besides its own errors (docs/sync.md). */
+const SYNC_ERRORS: CalendarErrorCode[] = ['SYNC_TOKEN_MISMATCH', 'SYNC_TOKEN_INVALID', 'SYNC_TOKEN_EXPIRED']
+
 function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
   const write = action === 'update' || action === 'put' || action === 'patch'
   if (segment === 'events') {
-    if (action === 'list') return ['EVENT_ARCHIVE_PAGE_NOT_FOUND']
+    if (action === 'list') return ['EVENT_ARCHIVE_PAGE_NOT_FOUND', ...SYNC_ERRORS]
     if (action === 'create') return EVENT_LINK_ERRORS
     const missing: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID']
     if (action === 'get') {
@@ -86,7 +89,7 @@ function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
   }
   if (segment === 'venues' || segment === 'organizers') {
     const kind = LINKED_ERRORS[segment]
-    if (action === 'list') return [PAGE_NOT_FOUND[segment]!, 'BAD_SEARCH_STRING']
+    if (action === 'list') return [PAGE_NOT_FOUND[segment]!, 'BAD_SEARCH_STRING', ...SYNC_ERRORS]
     if (action === 'create') return [kind.create]
     if (action === 'get') return [kind.notAccessible]
     if (action === 'delete') return [kind.inTrash]
@@ -175,9 +178,19 @@ function builtInDoc(path: string, method: HttpMethod): EndpointDoc {
         summary: `List ${names.many.toLowerCase()}`,
         description:
           `One page of ${names.many.toLowerCase()} matching the filters; the totals are also in the X-Cal-Total and ` +
-          `X-Cal-TotalPages headers. Anonymous callers see published items only.`,
+          `X-Cal-TotalPages headers. Anonymous callers see published items only.` +
+          (schemas.sync
+            ? ` Extension: \`sync=1\` walks every ${names.noun} by id (follow \`next_rest_url\`); its last page returns \`next_sync_token\`` +
+              ` (body and X-Cal-Next-Sync-Token header). \`sync_token\` answers only what changed since, with \`{"id", "deleted": true}\`` +
+              ` tombstones for items gone or no longer visible; 410 means start again with \`sync=1\` (docs/sync.md).`
+            : ''),
         access: 'public',
-        success: { status: 200, description: `A page of ${names.many.toLowerCase()}.`, schema: schemas.list, headers: ['list-totals'] },
+        success: {
+          status: 200,
+          description: `A page of ${names.many.toLowerCase()}.`,
+          schema: schemas.sync ? z.union([schemas.list, schemas.sync]) : schemas.list,
+          headers: schemas.sync ? ['list-totals', 'sync'] : ['list-totals'],
+        },
       }
     case 'create':
       return {

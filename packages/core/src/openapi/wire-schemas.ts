@@ -199,6 +199,19 @@ export const OrganizerListSchema = z.strictObject({ organizers: z.array(Organize
 export const CategoryListSchema = z.strictObject({ categories: z.array(TermSchema), ...pageLinks }).meta({ id: 'CategoryList' })
 export const TagListSchema = z.strictObject({ tags: z.array(TermSchema), ...pageLinks }).meta({ id: 'TagList' })
 
+/** An item gone from a sync answer: deleted, trashed, unpublished or no longer matching (docs/sync.md). */
+export const TombstoneSchema = z
+  .strictObject({ id: z.int(), deleted: z.literal(true) })
+  .meta({ id: 'Tombstone', description: 'Extension: an item to drop from a mirror (sync answers only).' })
+const syncPage = { ...pageLinks, next_sync_token: z.string().optional().meta({ description: 'Extension: on the last page of a sync walk, the token of the next sync (also in X-Cal-Next-Sync-Token).' }) }
+
+/** Sync answers of the lists (`sync=1`, `sync_token`, `sync_page`): items and tombstones, the next token on the last page. */
+export const EventSyncPageSchema = z.strictObject({ events: z.array(z.union([EventSchema, TombstoneSchema])), ...syncPage }).meta({ id: 'EventSyncPage' })
+export const VenueSyncPageSchema = z.strictObject({ venues: z.array(z.union([VenueSchema, TombstoneSchema])), ...syncPage }).meta({ id: 'VenueSyncPage' })
+export const OrganizerSyncPageSchema = z
+  .strictObject({ organizers: z.array(z.union([OrganizerSchema, TombstoneSchema])), ...syncPage })
+  .meta({ id: 'OrganizerSyncPage' })
+
 /** `data` of an error body (CONTRACT 2.1): the status, and the members some codes add. */
 export const ErrorDataSchema = z
   .object({
@@ -256,11 +269,11 @@ export const OpenApiDocumentSchema = z
   .catchall(z.unknown())
   .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document.' })
 
-/** Response schemas by collection segment: the list envelope and the single object. */
+/** Response schemas by collection segment: the list envelope, the single object and the sync answer. */
 export const RESOURCE_SCHEMAS = {
-  events: { list: EventListSchema, item: EventSchema },
-  venues: { list: VenueListSchema, item: VenueSchema },
-  organizers: { list: OrganizerListSchema, item: OrganizerSchema },
-  categories: { list: CategoryListSchema, item: TermSchema },
-  tags: { list: TagListSchema, item: TermSchema },
+  events: { list: EventListSchema, item: EventSchema, sync: EventSyncPageSchema },
+  venues: { list: VenueListSchema, item: VenueSchema, sync: VenueSyncPageSchema },
+  organizers: { list: OrganizerListSchema, item: OrganizerSchema, sync: OrganizerSyncPageSchema },
+  categories: { list: CategoryListSchema, item: TermSchema, sync: undefined },
+  tags: { list: TagListSchema, item: TermSchema, sync: undefined },
 } as const

@@ -7,6 +7,7 @@ import { tokenExpiry } from './0005-token-expiry.js'
 import { idempotencyKeys } from './0006-idempotency-keys.js'
 import { changeLog } from './0007-change-log.js'
 import { eventRevision } from './0010-event-revision.js'
+import { rowChanges } from './0011-row-changes.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006-idempotency-keys': idempotencyKeys,
   '0007-change-log': changeLog,
   '0010-event-revision': eventRevision,
+  '0011-row-changes': rowChanges,
 }

@@ -1,0 +1,119 @@
+import { sql, type Kysely, type Migration } from 'kysely'
+
+// Which rows each writing transaction changed, for incremental sync (issue 18, docs/sync.md).
+// Self-contained on purpose: a migration is history and must not change with the runtime modules.
+//
+// - `cal_row_changes (xid, kind, id)`: filled by statement-level triggers with transition tables,
+//   so a bulk write costs one insert ... select per statement, not one trigger call per row.
+//   Nothing is ever updated by a writer; a repeat in one transaction hits the primary key.
+// - Kinds: `event`, `venue`, `organizer` (the row itself), `term` (only when something an event
+//   embeds changed: name, slug, description, parent; a count alone is not recorded), `image`.
+//   Links (`event_terms`, `event_organizers`) record their event's id as `event`.
+// - A TRUNCATE has no transition tables: it records `('*', 0)`, which makes every older sync token
+//   expire (the ids it removed are unknown).
+// - Same xids as `cal_changes` (migration 0007): every table here is tracked there too, so the
+//   horizon rule covers these rows, and `cal_prune_changes` now prunes both.
+const RECORD = (kind: string, select: string) =>
+  `insert into cal_row_changes (xid, kind, id) select distinct pg_current_xact_id(), '${kind}', x.id from (${select}) x where x.id is not null on conflict do nothing`
+
+/** [trigger function, table, event, referencing clause, body]. */
+const TRIGGERS: [string, string, 'insert' | 'update' | 'delete', string, string][] = [
+  ...['event', 'venue', 'organizer'].flatMap((kind): [string, string, 'insert' | 'update' | 'delete', string, string][] => {
+    const table = `${kind}s`
+    return [
+      [`cal_rows_${table}_ins`, table, 'insert', 'new table as n', RECORD(kind, 'select id from n')],
+      [`cal_rows_${table}_upd`, table, 'update', 'old table as o new table as n', RECORD(kind, 'select id from n union all select id from o')],
+      [`cal_rows_${table}_del`, table, 'delete', 'old table as o', RECORD(kind, 'select id from o')],
+    ]
+  }),
+  ...['event_terms', 'event_organizers'].flatMap((table): [string, string, 'insert' | 'update' | 'delete', string, string][] => [
+    [`cal_rows_${table}_ins`, table, 'insert', 'new table as n', RECORD('event', 'select event_id as id from n')],
+    [`cal_rows_${table}_upd`, table, 'update', 'old table as o new table as n', RECORD('event', 'select event_id as id from n union all select event_id from o')],
+    [`cal_rows_${table}_del`, table, 'delete', 'old table as o', RECORD('event', 'select event_id as id from o')],
+  ]),
+  // Term counts change with every published event's write; events embed them, but reporting every
+  // event of a category after each write would make a sync as large as a full walk.
+  [
+    'cal_rows_terms_upd',
+    'terms',
+    'update',
+    'old table as o new table as n',
+    RECORD('term', `select n.id from n join o on o.id = n.id
+                     where (n.name, n.slug, n.description, n.parent_id, n.taxonomy, n.language) is distinct from
+                           (o.name, o.slug, o.description, o.parent_id, o.taxonomy, o.language)`),
+  ],
+  ['cal_rows_terms_del', 'terms', 'delete', 'old table as o', RECORD('term', 'select id from o')],
+  ['cal_rows_images_upd', 'images', 'update', 'old table as o new table as n', RECORD('image', 'select id from n union all select id from o')],
+  ['cal_rows_images_del', 'images', 'delete', 'old table as o', RECORD('image', 'select id from o')],
+]
+const TRUNCATED = ['events', 'venues', 'organizers', 'event_terms', 'event_organizers', 'terms', 'images']
+
+const UP = [
+  `create table cal_row_changes (
+     xid xid8 not null,
+     kind text not null,
+     id bigint not null,
+     primary key (xid, kind, id)
+   )`,
+  // The key that signs sync tokens: one per calendar database, so every process agrees on it.
+  // Two v4 UUIDs carry 244 bits from the server's strong random source (no extension needed).
+  `create table cal_sync_secret (
+     one boolean primary key default true check (one),
+     secret text not null default replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')
+   )`,
+  `insert into cal_sync_secret default values`,
+  ...TRIGGERS.map(
+    ([fn, , , , body]) => `create function ${fn}() returns trigger language plpgsql as $$
+     begin
+       ${body};
+       return null;
+     end $$`,
+  ),
+  ...TRIGGERS.map(
+    ([fn, table, event, referencing]) => `create trigger ${fn} after ${event} on ${table}
+       referencing ${referencing} for each statement execute function ${fn}()`,
+  ),
+  `create function cal_rows_truncated() returns trigger language plpgsql as $$
+   begin
+     insert into cal_row_changes (xid, kind, id) values (pg_current_xact_id(), '*', 0) on conflict do nothing;
+     return null;
+   end $$`,
+  ...TRUNCATED.map((table) => `create trigger cal_rows_truncated after truncate on ${table} for each statement execute function cal_rows_truncated()`),
+  // Same horizon, same retention as before; the row record goes with the log it belongs to.
+  `create or replace function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
+   declare newest xid8;
+   begin
+     select max(xid) into newest from cal_changes where at < p_before;
+     if newest is null then return; end if;
+     update cal_change_horizon set xid = greatest(xid, newest);
+     delete from cal_changes where xid <= newest;
+     delete from cal_row_changes where xid <= newest;
+   end $$`,
+]
+
+const DOWN = [
+  `create or replace function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
+   declare newest xid8;
+   begin
+     select max(xid) into newest from cal_changes where at < p_before;
+     if newest is null then return; end if;
+     update cal_change_horizon set xid = greatest(xid, newest);
+     delete from cal_changes where xid <= newest;
+   end $$`,
+  ...TRUNCATED.map((table) => `drop trigger if exists cal_rows_truncated on ${table}`),
+  `drop function if exists cal_rows_truncated()`,
+  ...TRIGGERS.map(([fn, table]) => `drop trigger if exists ${fn} on ${table}`),
+  ...TRIGGERS.map(([fn]) => `drop function if exists ${fn}()`),
+  `drop table if exists cal_sync_secret`,
+  `drop table if exists cal_row_changes`,
+]
+
+/** Per-row change record (`cal_row_changes`) and the sync token key, for incremental sync. */
+export const rowChanges: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const statement of UP) await sql.raw(statement).execute(db)
+  },
+  async down(db: Kysely<unknown>) {
+    for (const statement of DOWN) await sql.raw(statement).execute(db)
+  },
+}

@@ -1,0 +1,166 @@
+import { sql, type Compilable, type Expression, type RawBuilder } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import type { ChangePoint } from '../changes/change-log.js'
+import { invalidParams } from '../errors.js'
+import { visibilityKey } from '../http/conditional.js'
+import { listHeaders, listUrls, postListBody, totalPages } from '../shared/pagination.js'
+import { checkBinding, filterHash, openSyncState, signSyncState, syncTokenExpired, type SyncBinding, type SyncCollection, type SyncState } from './sync-token.js'
+
+// Incremental sync of the event, venue and organizer lists (issue 18 item 3, docs/sync.md).
+//
+// A walk pages by id (keyset), not by page number: between two page requests an item may be
+// deleted or move in the date order, and offsets would then skip an item that did not change,
+// which no later sync would report. With ids, an item that exists throughout the walk is served.
+// Anything that changed after the walk's first page was read is reported by the next token,
+// whose point is that first page's.
+
+/** The sync parameters every syncing list declares. */
+export interface SyncParams {
+  page?: number
+  sync?: boolean
+  sync_token?: string
+  sync_page?: string
+}
+
+/** A checked sync request: a new full walk (`state` undefined), a token, or a walk cursor. */
+export interface SyncRequest {
+  binding: SyncBinding
+  state?: SyncState
+}
+
+/** Parameters that are part of the sync machinery, not of the filter set. */
+const SYNC_NAMES = new Set(['page', 'per_page', 'sync', 'sync_token', 'sync_page'])
+
+/** The filter parameters as the client sent them, in a stable order (what a token is bound to). */
+function sentFilters(ctx: CallContext): [string, unknown][] {
+  return Object.entries(ctx.raw.query)
+    .filter(([name]) => !SYNC_NAMES.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/**
+ * The sync request of a list call, checked (400s and 410s), or `undefined` when it asks for none.
+ * `refused`: parameters the caller sent that sync walks cannot follow exactly (a moving date
+ * window, filters on other collections' links). `resolved`: the filters as the list applies them.
+ */
+export async function syncRequest(
+  ctx: CallContext,
+  collection: SyncCollection,
+  input: SyncParams,
+  refused: readonly string[],
+  resolved: unknown,
+): Promise<SyncRequest | undefined> {
+  const asked = [input.sync === true && 'sync', input.sync_token !== undefined && 'sync_token', input.sync_page !== undefined && 'sync_page'].filter(
+    (name): name is string => typeof name === 'string',
+  )
+  if (asked.length === 0) return undefined
+  const failures: Record<string, string> = {}
+  if (asked.length > 1) for (const name of asked) failures[name] = 'Use one of sync, sync_token and sync_page.'
+  if (input.page !== undefined && input.page !== 1) failures.page = 'A sync walk continues with its next_rest_url (sync_page), not with page numbers.'
+  for (const name of refused) failures[name] = 'Not available with sync: a sync walk covers every date and filters only on the items themselves.'
+  if (Object.keys(failures).length > 0) throw invalidParams(failures)
+  const binding: SyncBinding = {
+    c: collection,
+    u: ctx.principal?.id ?? 0,
+    v: visibilityKey(ctx.principal),
+    f: filterHash(sentFilters(ctx)),
+    g: filterHash(resolved),
+  }
+  const text = input.sync_token ?? input.sync_page
+  if (text === undefined) return { binding }
+  const state = await openSyncState(ctx.db, text)
+  // A cursor is not a token and the other way round: each only works where it was handed out.
+  if ((state.k === 't') !== (input.sync_token !== undefined)) {
+    throw invalidParams({ [asked[0]!]: input.sync_token !== undefined ? 'This is a sync_page cursor, not a sync token.' : 'This is a sync token, not a sync_page cursor.' })
+  }
+  checkBinding(state, binding)
+  return { binding, state }
+}
+
+/** How a collection takes part in a walk. */
+export interface SyncSource {
+  /** The filtered list as ids (a select of one column `id`), every date, unpaged. */
+  ids: Compilable & Expression<unknown>
+  /**
+   * SQL selecting column `id`: every item of this collection whose representation may have changed,
+   * given the CTE `ch (kind, id)` of the row changes since the token. It follows what an item
+   * embeds (an event's venue, organizers, terms, image), through the links as they are now.
+   */
+  changed: string
+  /** The live items among `ids`, serialised as the list serialises them, by id. */
+  items(ids: readonly number[]): Promise<Map<number, unknown>>
+}
+
+interface PageIds {
+  expired: boolean
+  total: number
+  point: ChangePoint
+  page: number[]
+}
+
+/** One page of a sync walk as a list response: items and tombstones by id, totals, token or cursor. */
+export async function syncPage(
+  ctx: CallContext,
+  request: SyncRequest,
+  perPage: number,
+  source: SyncSource,
+): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
+  const state = request.state
+  const after = state?.k === 'w' ? state.a : 0
+  const since = state?.k === 't' ? state.p : state?.k === 'w' && state.m === 'delta' ? state.p : undefined
+  // Ids, total and the point in one statement; one more id than the page says whether one follows.
+  const ids =
+    since === undefined
+      ? sql`(${source.ids})`
+      : sql`(select distinct x.id::int as id from (${sql.raw(source.changed)}) x)`
+  const changes: RawBuilder<unknown> =
+    since === undefined
+      ? sql`select null::text as kind, null::bigint as id where false`
+      : // The rule of change-log.ts: a change counts when its transaction is not visible in the point.
+        sql`select c.kind, c.id from cal_row_changes c
+             where c.xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ${since}::pg_snapshot)`
+  const expired =
+    since === undefined
+      ? sql`false`
+      : sql`(exists (select 1 from cal_change_horizon h where h.xid >= pg_snapshot_xmin(${since}::pg_snapshot))
+             or exists (select 1 from ch where ch.kind = '*'))`
+  const { rows } = await sql<PageIds>`
+    with ch as materialized (${changes}), ids as materialized ${ids}
+    select ${expired} as expired, (select count(*)::int from ids) as total, pg_current_snapshot()::text as point,
+           array(select ids.id::int from ids where ids.id > ${after}::int order by ids.id limit ${perPage + 1}::int) as page`.execute(ctx.db)
+  const found = rows[0]!
+  if (found.expired) throw syncTokenExpired()
+  const page = found.page.map(Number)
+  const more = page.length > perPage
+  const served = more ? page.slice(0, perPage) : page
+  const items = await source.items(served)
+  // A delta answers every changed id: the item as the caller sees it now, or a tombstone.
+  const listed = since === undefined ? served.filter((id) => items.has(id)).map((id) => items.get(id)) : served.map((id) => items.get(id) ?? { id, deleted: true })
+  const start: ChangePoint = state?.k === 'w' ? state.s : found.point
+  const { binding } = request
+  const cursor: SyncState | undefined = more
+    ? since === undefined
+      ? { ...binding, k: 'w', m: 'full', s: start, a: served[served.length - 1]! }
+      : { ...binding, k: 'w', m: 'delta', s: start, a: served[served.length - 1]!, p: since }
+    : undefined
+  const token = more ? undefined : await signSyncState(ctx.db, { ...binding, k: 't', p: start })
+  const pages = totalPages(found.total, perPage)
+  const collection = `${ctx.urls.rest}/${binding.c}`
+  const p = { page: 1, perPage, offset: 0 }
+  const filters = Object.fromEntries(sentFilters(ctx))
+  const urls = {
+    rest_url: listUrls(collection, ctx.raw.query, p, 1).rest_url,
+    next_rest_url: cursor ? listUrls(collection, { ...filters, sync_page: await signSyncState(ctx.db, cursor) }, p, 1).rest_url : undefined,
+    previous_rest_url: undefined,
+  }
+  const body = postListBody(binding.c, listed, urls, found.total, pages)
+  const headers = listHeaders(found.total, pages)
+  if (token) {
+    body.next_sync_token = token
+    headers[SYNC_TOKEN_HEADER] = token
+  }
+  return { body, headers }
+}
+
+/** The response header of a walk's last page that carries the next sync token. */
+export const SYNC_TOKEN_HEADER = 'X-Cal-Next-Sync-Token'
