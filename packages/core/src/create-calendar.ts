@@ -1,5 +1,6 @@
 import { buildCallContext, NAMESPACE } from './api/context.js'
 import { languageArgs } from './api/language-arg.js'
+import { idempotencyFingerprint, withIdempotencyKey, type IdempotencyClaim } from './api/idempotency.js'
 import { invoke, type ArgInput, type ArgsRecord, type Operation } from './api/operation.js'
 import { SYSTEM_PRINCIPAL, type Principal } from './auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo, type TokenInput } from './auth/tokens.js'
@@ -46,6 +47,12 @@ export interface CallOptions {
   language?: string
 }
 
+/** Options of a script create: `idempotencyKey` makes a retry return the first result (README "Retrying creates"). */
+export interface CreateOptions extends CallOptions {
+  /** As the `Idempotency-Key` header: 1 to 255 characters, per caller, kept 24 hours; shared with HTTP creates of the same body. */
+  idempotencyKey?: string
+}
+
 type Query = Record<string, unknown>
 type Body = Record<string, unknown>
 type Json = Record<string, any>
@@ -89,7 +96,7 @@ export interface PostResourceApi<T, L, Q = Query, I = Body> {
   list(query?: Q, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions & { password?: string }): Promise<T>
   getBySlug(slug: string, options?: CallOptions & { password?: string }): Promise<T>
-  create(input: I, options?: CallOptions): Promise<T>
+  create(input: I, options?: CreateOptions): Promise<T>
   update(id: number, input: I, options?: CallOptions): Promise<T>
   updateBySlug(slug: string, input: I, options?: CallOptions): Promise<T>
   delete(id: number, options?: CallOptions): Promise<T>
@@ -114,7 +121,7 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
 export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
   list(query?: Q, options?: CallOptions): Promise<L>
   get(id: number, options?: CallOptions): Promise<T>
-  create(input: I, options?: CallOptions): Promise<T>
+  create(input: I, options?: CreateOptions): Promise<T>
   update(id: number, input: I, options?: CallOptions): Promise<T>
   delete(id: number, options?: CallOptions): Promise<T>
 }
@@ -222,6 +229,16 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     return (await callRaw(op, raw, opts)).body as R
   }
 
+  /** A create; with a key, run once per caller and key as over HTTP (`POST` of the same path and body). */
+  async function create(op: Operation<any, any, any> | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<Json> {
+    const { idempotencyKey: key, ...callOpts } = opts
+    const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
+    if (key === undefined || !principal) return call(op, { body }, callOpts)
+    const fingerprint = idempotencyFingerprint('POST', `${ns}/${collection}`, body)
+    const result = await withIdempotencyKey(db, principal.id, key, fingerprint, (idempotency) => callRaw(op, { body }, callOpts, idempotency))
+    return result.body as Json
+  }
+
   /** A call whose answer is text (`stream`), joined. */
   async function callText<A extends ArgsRecord>(op: Operation<A, any, any>, raw: RawCall<A>, opts: CallOptions = {}): Promise<string> {
     let text = ''
@@ -229,7 +246,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     return text
   }
 
-  async function callRaw<A extends ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions) {
+  async function callRaw<A extends ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotency?: IdempotencyClaim) {
     if (!op) throw new TypeError('This operation is not available.')
     const query = (raw.query ?? {}) as Query
     const body = (raw.body ?? {}) as Body
@@ -239,7 +256,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
     const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }
     const { ctx, params } = buildCallContext(source, options, db)
-    return invoke(op, params, ctx)
+    return invoke(op, params, idempotency ? { ...ctx, idempotency } : ctx)
   }
   /** `password` of a read, where the operation declares one (variant B). */
   const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
@@ -251,25 +268,25 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   // below. Inside, one loose `call` serves every operation: TypeScript cannot relate a deferred
   // `InputOf<O['create']>` to `O['create']`'s arguments, hence the `Query` casts.
   type Ops = Record<string, Operation<any, any, any>>
-  const postApi = <T, L, O extends PostOps>(typed: O): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+  const postApi = <T, L, O extends PostOps>(typed: O, collection: string): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
     const ops: Ops = typed
     return {
       list: (query, o) => call(ops.list, { query: query as Query }, o),
       get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
       getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
-      create: (body, o) => call(ops.create, { body: body as Body }, o),
+      create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
       update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
       updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
       delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
       deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
     }
   }
-  const termApi = <T, L, O extends TermOps>(typed: O): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+  const termApi = <T, L, O extends TermOps>(typed: O, collection: string): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
     const ops: Ops = typed
     return {
       list: (query, o) => call(ops.list, { query: query as Query }, o),
       get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
-      create: (body, o) => call(ops.create, { body: body as Body }, o),
+      create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
       update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
       delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
     }
@@ -284,15 +301,15 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       return request ? dispatch.finish(request, response) : response
     },
     events: {
-      ...postApi<EventResource, EventList, typeof events>(events),
+      ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       feed: (query, o) => callText(ical.feed, { query }, o),
       ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o),
     },
-    venues: postApi(venues),
-    organizers: postApi(organizers),
-    categories: termApi(categories),
-    tags: termApi(tags),
+    venues: postApi(venues, 'venues'),
+    organizers: postApi(organizers, 'organizers'),
+    categories: termApi(categories, 'categories'),
+    tags: termApi(tags, 'tags'),
     discovery: {
       describe: (o) => call(discovery.root, {}, o),
       openapi: (o) => call(discovery.doc, {}, o),

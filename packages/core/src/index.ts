@@ -1,7 +1,7 @@
 export { createCalendar, migrateCalendar } from './create-calendar.js'
 export type { HealthReport, PoolStats } from './db/health.js'
 export type { MigrationReport } from './db/migrate.js'
-export type { Calendar, CallOptions, EventResourceApi, PostResourceApi, TermResourceApi } from './create-calendar.js'
+export type { Calendar, CallOptions, CreateOptions, EventResourceApi, PostResourceApi, TermResourceApi } from './create-calendar.js'
 export type { EventFeedQuery, EventInput, EventListQuery, LinkedListQuery, OrganizerInput, TermInput, TermListQuery, VenueInput } from './create-calendar.js'
 export type { CalendarOptions, DatabaseOptions, Authenticate, ResolvedOptions } from './config/options.js'
 export type { CalendarRequest, CalendarResponse } from './http/request.js'

@@ -99,4 +99,19 @@ describe('Idempotency-Key on creates', () => {
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1)
     expect(await count('events')).toBe(n + 1)
   })
+
+  it('/doc documents the header, 409 and 422 on every create, and only there', async () => {
+    const doc = (await server.request('GET', '/doc')).body
+    const creates = ['/events', '/venues', '/organizers', '/categories', '/tags']
+    for (const path of creates) {
+      const post = doc.paths[path].post
+      expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), path).toContain('header:Idempotency-Key')
+      expect(post.responses['409'].content['application/json'].schema.allOf[1].properties.code.enum, path).toEqual(['rest_idempotency_key_in_progress'])
+      expect(post.responses['422'].content['application/json'].schema.allOf[1].properties.code.enum, path).toEqual(['rest_idempotency_key_reused'])
+      expect(post.responses['400'].content['application/json'].schema.allOf[1].properties.code.enum, path).toContain('rest_idempotency_key_invalid')
+    }
+    // Updates replay nothing: no key, no 409/422 from it.
+    expect(doc.paths['/events/{id}'].post.responses['409']).toBeUndefined()
+    expect(doc.paths['/events/{id}'].post.responses['422']).toBeUndefined()
+  })
 })

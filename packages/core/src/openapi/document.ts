@@ -24,12 +24,15 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Not authenticated: no token where one is needed, or a token that is unknown, malformed or revoked.',
   403: 'Forbidden: the caller may not do this, or may not see this item.',
   404: 'Not found.',
+  409: 'A request with this `Idempotency-Key` is still in progress (its create committed, its answer is not stored yet).',
   410: 'Gone: already in the trash; on a list, a sync token the server can no longer answer (start again with sync=1).',
   413: 'The request body is too large.',
   415: 'Unsupported content type.',
+  422: 'This `Idempotency-Key` was already used with another request (method, path or body).',
   429: 'Too many wrong password guesses for this event from this client; `data.retry_after` says when to try again.',
   500: 'Unexpected server error.',
-  503: 'The database is unavailable; try again shortly.',
+  503: 'The database is unavailable; try again shortly. A write answered 503 did not happen, or its outcome could not be ' +
+    'known (a write that committed is answered as a success): retry a create with the same `Idempotency-Key`.',
 }
 
 const SECURITY_SCHEMES = {
@@ -51,12 +54,19 @@ function openApiPath(pattern: string, namespacePath: string): string {
 }
 
 /** The error codes one operation can answer: shared ones by what it declares and does, then its own. */
-function errorCodes(doc: EndpointDoc, method: HttpMethod, args: Record<string, ArgSpec>, pathParams: Set<string>): CalendarErrorCode[] {
+function errorCodes(
+  doc: EndpointDoc,
+  method: HttpMethod,
+  args: Record<string, ArgSpec>,
+  pathParams: Set<string>,
+  idempotent: boolean,
+): CalendarErrorCode[] {
   // Any route refuses a malformed query string or an invalid token (CONTRACT 3.2).
   const codes: CalendarErrorCode[] = ['INVALID_PARAM', 'INVALID_TOKEN']
   if (Object.entries(args).some(([name, spec]) => spec.required && !pathParams.has(name))) codes.push('MISSING_PARAM')
   if (BODY_METHODS.has(method)) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')
   if (doc.access === 'token') codes.push('UNAUTHENTICATED', 'FORBIDDEN')
+  if (idempotent) codes.push('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED')
   codes.push(...(doc.errors ?? []), 'INTERNAL', 'DATABASE_UNAVAILABLE')
   return [...new Set(codes)]
 }
@@ -152,8 +162,9 @@ const IDEMPOTENCY_KEY_PARAM: Json = {
   description:
     'Any 1 to 255 characters, unique per intended create. A retry with the same key and body answers the first ' +
     'result (status, body, Location) and writes nothing; the same key with another body is a 422 ' +
-    '`rest_idempotency_key_reused`; a repeat while the first still runs waits for it (409 ' +
-    '`rest_idempotency_key_in_progress` after 15 s). Keys are per caller and kept 24 hours.',
+    '`rest_idempotency_key_reused`; a repeat while the first still runs waits for it and gets its answer (409 ' +
+    '`rest_idempotency_key_in_progress` if that answer is not stored within 15 s of its commit). A create that failed ' +
+    'leaves the key free. Keys are per caller and kept 24 hours.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 }
 
@@ -221,7 +232,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           ...(requestBody ? { requestBody } : {}),
           responses: {
             ...successResponse(doc),
-            ...errorResponses(errorCodes(doc, method, args, pathParams)),
+            ...errorResponses(errorCodes(doc, method, args, pathParams, Boolean(endpoint.idempotent))),
           },
         }
       }
