@@ -10,10 +10,15 @@ import type { CallContext } from './context.js'
  */
 export async function writeTransaction<T>(ctx: CallContext, write: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   const claim = ctx.idempotency !== undefined && !ctx.idempotency.committed ? ctx.idempotency : undefined
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const run = async (trx: Transaction<DB>) => {
     if (claim) await claim.claimIn(trx)
     return write(trx)
-  })
+  }
+  // A conditional update or delete (http/preconditions.ts) holds a transaction from its row lock
+  // to its new ETag: the write joins it. Joined, a failed statement aborts that one too, so a
+  // caller that retries after a database error (term creates) must not run joined; creates never do.
+  if (ctx.db.isTransaction) return run(ctx.db as Transaction<DB>)
+  const result = await ctx.db.transaction().execute(run)
   if (claim) claim.committed = true
   return result
 }

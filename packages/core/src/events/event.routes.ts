@@ -27,5 +27,5 @@ export function eventOperations(variant: VariantConfig) {
 
 /** Event routes in registration order (CONTRACT 14.1). */
 export function eventRoutes(ops: ReturnType<typeof eventOperations>, ns: string): RouteDef[] {
-  return postRoutes(`${ns}/events`, ops)
+  return postRoutes(`${ns}/events`, ops, 'events')
 }

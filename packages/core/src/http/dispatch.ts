@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { buildCallContext, NAMESPACE, WP_NAMESPACE } from '../api/context.js'
+import { buildCallContext, NAMESPACE, WP_NAMESPACE, type CallContext } from '../api/context.js'
 import { idempotencyFingerprint, withIdempotencyKey } from '../api/idempotency.js'
 import { invoke } from '../api/operation.js'
 import { authenticateBearer } from '../auth/tokens.js'
@@ -10,6 +10,7 @@ import { CalendarError } from '../errors.js'
 import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from './conditional.js'
 import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
+import { readPreconditions, runItemWrite } from './preconditions.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
 import { createCorsPolicy } from './cors.js'
@@ -90,13 +91,15 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         db,
       )
       const operation = match.endpoint.operation
+      const item = match.endpoint.item
+      // If-Match and company count on an item's update and delete; elsewhere they are ignored.
+      const conditions = item && item.write !== 'create' ? readPreconditions((name) => header(request, name), ctx.now) : undefined
+      const run = (c: CallContext) => (item ? runItemWrite(item, operation, params, c, namespace, conditions) : invoke(operation, params, c))
       // Keys are per caller; an anonymous create is refused by the operation anyway.
       const key = match.endpoint.idempotent && principal ? header(request, 'idempotency-key') : undefined
       const result = key === undefined || !principal
-        ? await invoke(operation, params, ctx)
-        : await withIdempotencyKey(db, principal.id, key, idempotencyFingerprint(method, path, body), (idempotency) =>
-            invoke(operation, params, { ...ctx, idempotency }),
-          )
+        ? await run(ctx)
+        : await withIdempotencyKey(db, principal.id, key, idempotencyFingerprint(method, path, body), (idempotency) => run({ ...ctx, idempotency }))
       const status = result.status ?? 200
       const read = (method === 'GET' || method === 'HEAD') && status === 200 && !result.stream && result.body !== undefined
       // An operation that states its own caching (a feed with validators) keeps it.

@@ -44,6 +44,8 @@ const ERRORS = {
   SYNC_TOKEN_INVALID: { status: 410, code: 'rest_sync_token_invalid' },
   SYNC_TOKEN_EXPIRED: { status: 410, code: 'rest_sync_token_expired' },
   SYNC_TOKEN_MISMATCH: { status: 400, code: 'rest_sync_token_mismatch' },
+  INVALID_IF_MATCH: { status: 400, code: 'rest_invalid_if_match' },
+  PRECONDITION_FAILED: { status: 412, code: 'precondition-failed' },
   DATABASE_UNAVAILABLE: { status: 503, code: 'database-unavailable' },
   INTERNAL: { status: 500, code: 'rest_internal_error' },
 } as const satisfies Record<CalendarErrorCode, { status: number; code: string }>

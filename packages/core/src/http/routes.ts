@@ -1,5 +1,6 @@
 import type { Operation } from '../api/operation.js'
 import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import { postLock, type ItemLock, type ItemWrite } from './preconditions.js'
 
 /** HTTP methods the calendar serves. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -12,6 +13,8 @@ export interface Endpoint {
   readonly doc?: EndpointDoc
   /** A create: answers to an `Idempotency-Key` are kept and replayed (http/idempotency.ts). */
   readonly idempotent?: boolean
+  /** A create, update or delete of one item: `ETag` on its answer, `If-Match` honoured (http/preconditions.ts). */
+  readonly item?: ItemWrite
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */
@@ -23,19 +26,24 @@ export interface RouteDef {
   readonly endpoints: readonly Endpoint[]
 }
 
-/** A collection route: GET lists, then POST creates (CONTRACT 14.1's order). */
-export function collectionRoute(path: string, list: Endpoint['operation'], create: Endpoint['operation']): RouteDef {
+/** A collection route: GET lists, then POST creates (CONTRACT 14.1's order); `read` is the by-id GET. */
+export function collectionRoute(path: string, list: Endpoint['operation'], create: Endpoint['operation'], read?: Op): RouteDef {
   return {
     pattern: path,
     path,
     endpoints: [
       { methods: ['GET'], operation: list },
-      { methods: ['POST'], operation: create, idempotent: true },
+      { methods: ['POST'], operation: create, idempotent: true, ...(read ? { item: { write: 'create', read } } : {}) },
     ],
   }
 }
 
 type Op = Endpoint['operation']
+
+/** The entity-tag metadata of an item's update and delete handlers. */
+export function itemWrites(read: Op, lock: ItemLock): { update: ItemWrite; delete: ItemWrite } {
+  return { update: { write: 'update', read, lock }, delete: { write: 'delete', read, lock } }
+}
 
 /** The `…/{id}` route of a collection, with its handlers in registration order. */
 export function byIdRoute(collection: string, endpoints: readonly Endpoint[]): RouteDef {
@@ -55,21 +63,22 @@ export interface PostOperations {
 }
 
 /** Collection, by-id and by-slug routes; item handlers in the order GET, DELETE, update (CONTRACT 14.1). */
-export function postRoutes(collection: string, ops: PostOperations): RouteDef[] {
+export function postRoutes(collection: string, ops: PostOperations, table: 'events' | 'venues' | 'organizers'): RouteDef[] {
+  const item = itemWrites(ops.get, postLock(table))
   return [
-    collectionRoute(collection, ops.list, ops.create),
+    collectionRoute(collection, ops.list, ops.create, ops.get),
     byIdRoute(collection, [
       { methods: ['GET'], operation: ops.get },
-      { methods: ['DELETE'], operation: ops.delete },
-      { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update },
+      { methods: ['DELETE'], operation: ops.delete, item: item.delete },
+      { methods: ['POST', 'PUT', 'PATCH'], operation: ops.update, item: item.update },
     ]),
     {
       pattern: `${collection}/by-slug/(?P<slug>[^/]+)`,
       path: `${collection}/by-slug/:slug`,
       endpoints: [
         { methods: ['GET'], operation: ops.getBySlug },
-        { methods: ['DELETE'], operation: ops.deleteBySlug },
-        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug },
+        { methods: ['DELETE'], operation: ops.deleteBySlug, item: item.delete },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateBySlug, item: item.update },
       ],
     },
   ]

@@ -27,5 +27,5 @@ export function linkedOperations<N extends LinkedKind['type'], D extends ArgsRec
 /** Venue or organizer routes in registration order (CONTRACT 14.1). */
 export function linkedRoutes(kind: LinkedKind, ops: PostOperations, ns: string): RouteDef[] {
   const collection = `${ns}/${kind.plural}`
-  return postRoutes(collection, ops)
+  return postRoutes(collection, ops, kind.table)
 }

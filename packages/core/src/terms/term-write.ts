@@ -52,6 +52,18 @@ async function lockTree(trx: Transaction<DB>, taxonomy: Taxonomy): Promise<void>
   await sql`select pg_advisory_xact_lock(hashtext(${`terms-tree:${taxonomy.name}`}))`.execute(trx)
 }
 
+/**
+ * Locks a term for a conditional write (http/preconditions.ts) in the order the writes below
+ * take their locks: a hierarchical taxonomy's tree first (its delete moves children and so locks
+ * their rows under the tree lock), then the row. The other order would deadlock with a concurrent
+ * delete of its parent. `false` when there is no such term.
+ */
+export async function lockTermForWrite(trx: Transaction<DB>, taxonomy: Taxonomy, id: number): Promise<boolean> {
+  if (taxonomy.hierarchical) await lockTree(trx, taxonomy)
+  const row = await trx.selectFrom('terms').select('id').where('id', '=', id).where('taxonomy', '=', taxonomy.name).forNoKeyUpdate().executeTakeFirst()
+  return row !== undefined
+}
+
 /** Name and description as stored for the caller (issue 15 item 9); a name left empty is a 400. */
 function cleanTermFields(ctx: CallContext, fields: TermFields): Pick<TermFields, 'name' | 'description'> {
   const policy = ctx.options.unfilteredHtml

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createCalendar, type Calendar } from '@cal-events/core'
+import { freshCalendar } from '../../../test-support/test-db.js'
+import { startServer, type TestServer } from '../../../test-support/http.js'
+
+// Issue 18 item 2: updates and deletes honour If-Match (and If-Unmodified-Since); a stale tag is a
+// 412 `precondition-failed` that writes nothing; writes answer the new ETag, the one a GET by the
+// same caller gives.
+
+const NOW = new Date('2026-11-21T03:39:06Z')
+const event = (extra: Record<string, unknown> = {}) => ({
+  title: 'Guarded Event',
+  start_date: '2026-12-01 10:00:00',
+  end_date: '2026-12-01 12:00:00',
+  ...extra,
+})
+
+const backends: [string, () => Promise<Calendar>][] = [
+  ['PostgreSQL', () => freshCalendar({ now: () => NOW })],
+  ['PGlite', () => createCalendar({ now: () => NOW })],
+]
+
+describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) => {
+  let calendar: Calendar
+  let server: TestServer
+  let alice: string
+  let bob: string
+
+  beforeAll(async () => {
+    calendar = await open()
+    server = await startServer(calendar)
+    alice = (await calendar.tokens.create({ role: 'editor', login: 'alice' })).token
+    bob = (await calendar.tokens.create({ role: 'editor', login: 'bob' })).token
+  })
+  afterAll(async () => {
+    await server?.close()
+    await calendar?.close()
+  })
+
+  const tagOf = async (path: string, token: string) => {
+    const res = await server.request('GET', path, { token })
+    expect(res.status, path).toBe(200)
+    return res.headers.get('etag')!
+  }
+  const create = async (path: string, body: Record<string, unknown>) => {
+    const res = await server.request('POST', path, { token: alice, body })
+    expect(res.status, path).toBe(201)
+    return res.body.id as number
+  }
+
+  it('two editors hold a tag each: the first save wins, the second gets 412 and the first save stays', async () => {
+    const id = await create('/events', event())
+    const path = `/events/${id}`
+    const aliceTag = await tagOf(path, alice)
+    const bobTag = await tagOf(path, bob)
+    // Tags are per caller: an editor's tag is not another editor's.
+    expect(aliceTag).not.toBe(bobTag)
+
+    const first = await server.request('PUT', path, { token: alice, headers: { 'if-match': aliceTag }, body: { title: 'Alice was here' } })
+    expect(first.status).toBe(200)
+    const newTag = first.headers.get('etag')
+    expect(newTag).toMatch(/^"[A-Za-z0-9_-]{32}"$/)
+    expect(newTag).not.toBe(aliceTag)
+    // The write's tag is what a GET by the same caller answers now, so edits can be chained.
+    expect(await tagOf(path, alice)).toBe(newTag)
+
+    const second = await server.request('PUT', path, { token: bob, headers: { 'if-match': bobTag }, body: { title: 'Bob was here' } })
+    expect(second.status).toBe(412)
+    expect(second.body).toMatchObject({ code: 'precondition-failed', data: { status: 412 } })
+    expect(second.headers.get('etag')).toBeNull()
+    expect((await server.request('GET', path, { token: bob })).body.title).toBe('Alice was here')
+
+    // Bob re-reads, retries with the fresh tag, and Alice chains on the tag her save returned: stale now.
+    const retried = await server.request('PATCH', path, { token: bob, headers: { 'if-match': await tagOf(path, bob) }, body: { title: 'Bob, after reading' } })
+    expect(retried.status).toBe(200)
+    const chained = await server.request('POST', path, { token: alice, headers: { 'if-match': newTag! }, body: { title: 'Alice again' } })
+    expect(chained.status).toBe(412)
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Bob, after reading')
+  })
+
+  it('refuses a delete with a stale tag, then deletes with the current one', async () => {
+    const id = await create('/events', event({ title: 'To trash' }))
+    const path = `/events/${id}`
+    const stale = await tagOf(path, alice)
+    expect((await server.request('POST', path, { token: alice, body: { description: 'edited' } })).status).toBe(200)
+    const refused = await server.request('DELETE', path, { token: alice, headers: { 'if-match': stale } })
+    expect(refused.status).toBe(412)
+    expect(refused.body.code).toBe('precondition-failed')
+    expect((await server.request('GET', path, { token: alice })).body.status).toBe('publish')
+    const deleted = await server.request('DELETE', path, { token: alice, headers: { 'if-match': await tagOf(path, alice) } })
+    expect(deleted.status).toBe(200)
+    expect(deleted.body.status).toBe('trash')
+    // A delete answers the item as trashed, which no GET shows: no tag.
+    expect(deleted.headers.get('etag')).toBeNull()
+  })
+
+  it('takes "*" as "the item exists", a list with one current tag, and never a weak tag', async () => {
+    const id = await create('/events', event({ title: 'Star' }))
+    const path = `/events/${id}`
+    const star = await server.request('PUT', path, { token: alice, headers: { 'if-match': '*' }, body: { title: 'Star 2' } })
+    expect(star.status).toBe(200)
+    // On a missing item the normal not-found answer comes first (RFC 9110 13.2.1).
+    const missing = await server.request('PUT', '/events/999999', { token: alice, headers: { 'if-match': '*' }, body: { title: 'x' } })
+    expect(missing.status).toBe(404)
+    expect(missing.body.code).toBe('rest-event-not-found')
+    const missingVenue = await server.request('DELETE', '/venues/999999', { token: alice, headers: { 'if-match': '"abc"' } })
+    expect(missingVenue.status).toBe(400)
+
+    const current = await tagOf(path, alice)
+    const listed = await server.request('PUT', path, { token: alice, headers: { 'if-match': `"stale", ${current}` }, body: { title: 'Star 3' } })
+    expect(listed.status).toBe(200)
+    const weak = await server.request('PUT', path, { token: alice, headers: { 'if-match': `W/${listed.headers.get('etag')}` }, body: { title: 'weak' } })
+    expect(weak.status).toBe(412)
+    expect(weak.body.code).toBe('precondition-failed')
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Star 3')
+  })
+
+  it('answers a malformed If-Match with 400 and writes nothing; a malformed If-None-Match is ignored', async () => {
+    const id = await create('/events', event({ title: 'Malformed' }))
+    const path = `/events/${id}`
+    for (const bad of ['no-quotes', '"unterminated', '""x', ',', 'W/', '', '"a" "b"']) {
+      const res = await server.request('PUT', path, { token: alice, headers: { 'if-match': bad }, body: { title: 'changed' } })
+      expect(res.status, bad).toBe(400)
+      expect(res.body, bad).toMatchObject({ code: 'rest_invalid_if_match', data: { status: 400 } })
+      const del = await server.request('DELETE', path, { token: alice, headers: { 'if-match': bad } })
+      expect(del.status, bad).toBe(400)
+    }
+    const got = await server.request('GET', path, { token: alice })
+    expect(got.body.title).toBe('Malformed')
+    expect(got.body.status).toBe('publish')
+    const ignored = await server.request('PUT', path, { token: alice, headers: { 'if-none-match': 'no-quotes' }, body: { title: 'ok' } })
+    expect(ignored.status).toBe(200)
+    // A valid If-None-Match: "*" (or the current tag) on a write to an existing item is a 412.
+    const noneStar = await server.request('PUT', path, { token: alice, headers: { 'if-none-match': '*' }, body: { title: 'no' } })
+    expect(noneStar.status).toBe(412)
+    const noneCurrent = await server.request('PUT', path, { token: alice, headers: { 'if-none-match': await tagOf(path, alice) }, body: { title: 'no' } })
+    expect(noneCurrent.status).toBe(412)
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe('ok')
+  })
+
+  it('guards every item route: event, venue and organizer by id and by slug, category and tag', async () => {
+    const eventId = await create('/events', event({ title: 'Route Event' }))
+    const venueId = await create('/venues', { venue: 'Route Hall' })
+    const organizerId = await create('/organizers', { organizer: 'Route Crew' })
+    const categoryId = await create('/categories', { name: 'Route Category' })
+    const tagId = await create('/tags', { name: 'Route Tag' })
+    const cases: { read: string; write: string; body: Record<string, unknown>; field: string; value: string }[] = [
+      { read: `/events/${eventId}`, write: `/events/${eventId}`, body: { title: 'E1' }, field: 'title', value: 'E1' },
+      { read: `/events/${eventId}`, write: '/events/by-slug/route-event', body: { title: 'E2' }, field: 'title', value: 'E2' },
+      { read: `/venues/${venueId}`, write: `/venues/${venueId}`, body: { city: 'V1' }, field: 'city', value: 'V1' },
+      { read: `/venues/${venueId}`, write: '/venues/by-slug/route-hall', body: { city: 'V2' }, field: 'city', value: 'V2' },
+      { read: `/organizers/${organizerId}`, write: `/organizers/${organizerId}`, body: { phone: '1' }, field: 'phone', value: '1' },
+      { read: `/organizers/${organizerId}`, write: '/organizers/by-slug/route-crew', body: { phone: '2' }, field: 'phone', value: '2' },
+      { read: `/categories/${categoryId}`, write: `/categories/${categoryId}`, body: { description: 'C1' }, field: 'description', value: 'C1' },
+      { read: `/tags/${tagId}`, write: `/tags/${tagId}`, body: { description: 'T1' }, field: 'description', value: 'T1' },
+    ]
+    for (const c of cases) {
+      const before = await tagOf(c.read, alice)
+      // GET by slug and by id answer the same tag, so either may guard a write by the other.
+      if (c.write.includes('by-slug')) expect(await tagOf(c.write, alice), c.write).toBe(before)
+      const ok = await server.request('PUT', c.write, { token: alice, headers: { 'if-match': before }, body: c.body })
+      expect(ok.status, c.write).toBe(200)
+      expect(ok.headers.get('etag'), c.write).toBe(await tagOf(c.read, alice))
+      const stale = await server.request('PUT', c.write, { token: alice, headers: { 'if-match': before }, body: { ...c.body, [c.field]: 'lost' } })
+      expect(stale.status, c.write).toBe(412)
+      expect(stale.body.code, c.write).toBe('precondition-failed')
+      expect((await server.request('GET', c.read, { token: alice })).body[c.field], c.write).toBe(c.value)
+    }
+    // Deletes: a stale tag keeps the item; the current one deletes it.
+    const deletes: { read: string; write: string }[] = [
+      { read: `/events/${eventId}`, write: '/events/by-slug/route-event' },
+      { read: `/venues/${venueId}`, write: '/venues/by-slug/route-hall' },
+      { read: `/organizers/${organizerId}`, write: `/organizers/${organizerId}` },
+      { read: `/categories/${categoryId}`, write: `/categories/${categoryId}` },
+      { read: `/tags/${tagId}`, write: `/tags/${tagId}` },
+    ]
+    for (const d of deletes) {
+      const refused = await server.request('DELETE', d.write, { token: alice, headers: { 'if-match': '"0000000000000000000000000000000x"' } })
+      expect(refused.status, d.write).toBe(412)
+      expect((await server.request('GET', d.read, { token: alice })).status, d.write).toBe(200)
+      const deleted = await server.request('DELETE', d.write, { token: alice, headers: { 'if-match': await tagOf(d.read, alice) } })
+      expect(deleted.status, d.write).toBe(200)
+    }
+  })
+
+  it("a venue rename changes an embedding event's tag: If-Match with the event's old tag is a 412", async () => {
+    const created = await server.request('POST', '/events', { token: alice, body: event({ title: 'Embedding', venue: { venue: 'Embedded Hall' } }) })
+    expect(created.status).toBe(201)
+    const path = `/events/${created.body.id}`
+    // The create's tag is the GET's tag too.
+    const tag = await tagOf(path, alice)
+    expect(created.headers.get('etag')).toBe(tag)
+    const renamed = await server.request('POST', `/venues/${created.body.venue.id}`, { token: bob, body: { venue: 'Renamed Hall' } })
+    expect(renamed.status).toBe(200)
+    const stale = await server.request('PUT', path, { token: alice, headers: { 'if-match': tag }, body: { title: 'Overwrite' } })
+    expect(stale.status).toBe(412)
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Embedding')
+  })
+
+  it('honours If-Unmodified-Since on posts (seconds, HTTP-date), ignores it beside If-Match, when invalid, and on terms', async () => {
+    const id = await create('/events', event({ title: 'Since' }))
+    const path = `/events/${id}`
+    // The clock is fixed: the event was modified at NOW.
+    const before = new Date(NOW.getTime() - 1000).toUTCString()
+    const at = NOW.toUTCString()
+    const refused = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': before }, body: { title: 'no' } })
+    expect(refused.status).toBe(412)
+    expect(refused.body.code).toBe('precondition-failed')
+    // The obsolete forms are read too (RFC 9110 5.6.7).
+    const asctime = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': 'Sat Nov 21 03:39:05 2026' }, body: { title: 'no' } })
+    expect(asctime.status).toBe(412)
+    const rfc850 = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': 'Saturday, 21-Nov-26 03:39:05 GMT' }, body: { title: 'no' } })
+    expect(rfc850.status).toBe(412)
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Since')
+    expect((await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': at }, body: { title: 'at' } })).status).toBe(200)
+    for (const invalid of ['yesterday', 'Sat, 31 Feb 2026 00:00:00 GMT', '2026-11-21T03:39:06Z']) {
+      const res = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': invalid }, body: { title: invalid } })
+      expect(res.status, invalid).toBe(200)
+    }
+    // If-Match wins: a current tag passes although the date is older.
+    const both = await server.request('PUT', path, { token: alice, headers: { 'if-match': await tagOf(path, alice), 'if-unmodified-since': before }, body: { title: 'both' } })
+    expect(both.status).toBe(200)
+    const del = await server.request('DELETE', path, { token: alice, headers: { 'if-unmodified-since': before } })
+    expect(del.status).toBe(412)
+    // Terms keep no modified time: the header is ignored.
+    const tagId = await create('/tags', { name: 'Timeless' })
+    expect((await server.request('PUT', `/tags/${tagId}`, { token: alice, headers: { 'if-unmodified-since': before }, body: { description: 'd' } })).status).toBe(200)
+  })
+
+  it('lets exactly one of two concurrent saves with the same tag through', async () => {
+    const id = await create('/events', event({ title: 'Race' }))
+    const path = `/events/${id}`
+    const tag = await tagOf(path, alice)
+    const saves = await Promise.all(
+      ['One', 'Two', 'Three'].map((title) => server.request('PUT', path, { token: alice, headers: { 'if-match': tag }, body: { title } })),
+    )
+    const statuses = saves.map((r) => r.status).sort()
+    expect(statuses).toEqual([200, 412, 412])
+    const winner = saves.find((r) => r.status === 200)!
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe(winner.body.title)
+  })
+
+  it('sends an ETag on creates and updates without preconditions, and leaves everything else as it was', async () => {
+    for (const [path, body] of [
+      ['/events', event({ title: 'Plain' })],
+      ['/venues', { venue: 'Plain Hall' }],
+      ['/organizers', { organizer: 'Plain Crew' }],
+      ['/categories', { name: 'Plain Category' }],
+      ['/tags', { name: 'Plain Tag' }],
+    ] as const) {
+      const created = await server.request('POST', path, { token: alice, body })
+      expect(created.status, path).toBe(201)
+      const item = `${path}/${created.body.id}`
+      expect(created.headers.get('etag'), path).toBe(await tagOf(item, alice))
+      const updated = await server.request('POST', item, { token: alice, body: { description: 'plain' } })
+      expect(updated.status, path).toBe(200)
+      expect(updated.headers.get('etag'), path).toBe(await tagOf(item, alice))
+    }
+  })
+})
