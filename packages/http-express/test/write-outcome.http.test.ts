@@ -68,7 +68,9 @@ describe('database link cut around a write (TCP proxy)', () => {
 
     const updated = await cutting(/^commit$/, 'PATCH', `/events/${id}`, { title: 'Cut after update' })
     expect(updated.status, JSON.stringify(updated.body)).toBe(200)
-    expect(updated.body).toEqual({ id })
+    // An update reads itself back (and its new ETag) inside its transaction (issue 18 step 2), so
+    // a link cut after COMMIT no longer costs it the answer.
+    expect(updated.body).toMatchObject({ id, title: 'Cut after update' })
     expect(await count('events', `id = ${id} and title = 'Cut after update'`)).toBe(1)
 
     const venue = await cutting(/^commit$/, 'POST', '/venues', { venue: 'Cut hall' })

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { invoke, type Operation, type OperationResult } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
+import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 import { wallFromDb } from '../shared/post-fields.js'
@@ -171,7 +172,14 @@ async function withNewTag(item: ItemWrite, result: OperationResult, ctx: CallCon
   const status = result.status ?? 200
   const id = (result.body as { id?: unknown } | undefined)?.id
   if ((status !== 200 && status !== 201) || typeof id !== 'number') return result
-  const tag = await currentTag(item, id, ctx, namespace)
+  let tag: string | undefined
+  try {
+    tag = await currentTag(item, id, ctx, namespace)
+  } catch (err) {
+    // A create has committed: like its read-back (api/write.ts), it answers without what the
+    // database fails to tell, never a 503 that invites a duplicating retry.
+    if (!isDatabaseUnavailable(err)) throw err
+  }
   return tag === undefined ? result : { ...result, headers: { ...result.headers, ETag: tag } }
 }
 
