@@ -3,6 +3,7 @@ import { languageArgs } from './api/language-arg.js'
 import { idempotencyFingerprint, withIdempotencyKey, type IdempotencyClaim } from './api/idempotency.js'
 import { invoke, type ArgInput, type ArgsRecord, type Operation } from './api/operation.js'
 import { SYSTEM_PRINCIPAL, type Principal } from './auth/principal.js'
+import { createFeedKey, listFeedKeys, resolveFeedKey, revokeFeedKey, type FeedKeyInfo, type FeedKeyInput } from './auth/feed-keys.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo, type TokenInput } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
 import { keepPruning } from './changes/change-log.js'
@@ -111,10 +112,13 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    * events count: importers use this to skip or update instead of creating duplicates.
    */
   getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
-  /** The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as text. */
+  /**
+   * The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as
+   * text. A `key` in the query (a feed key) makes the key's user the caller, as over HTTP.
+   */
   feed(query?: EventFeedQuery, options?: CallOptions): Promise<string>
   /** One event as an iCalendar file (`GET /events/{id}/ical`), readable exactly when `get(id)` is. */
-  ical(id: number, options?: CallOptions & { password?: string }): Promise<string>
+  ical(id: number, options?: CallOptions & { password?: string; key?: string }): Promise<string>
 }
 
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
@@ -150,6 +154,15 @@ export interface Calendar {
     list(): Promise<TokenInfo[]>
     revoke(idOrPrefix: number | string): Promise<boolean>
     hasAdmin(): Promise<boolean>
+  }
+  /** Private feed keys: a secret in a feed URL that shows what one user may see, on the feed routes only. */
+  readonly feedKeys: {
+    /** Issues a key for an existing user (`login` or `userId`); the key is returned once. */
+    create(input: FeedKeyInput): Promise<{ key: string; info: FeedKeyInfo }>
+    /** Every key (or one user's by login), newest first; never the secrets. */
+    list(login?: string): Promise<FeedKeyInfo[]>
+    /** Revokes a key by id, prefix or the whole key; false when none was live. */
+    revoke(idPrefixOrKey: number | string): Promise<boolean>
   }
   /**
    * Readiness: whether the database answers (within `timeoutMs`, default 2 s) and every migration
@@ -258,6 +271,12 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const { ctx, params } = buildCallContext(source, options, db)
     return invoke(op, params, idempotency ? { ...ctx, idempotency } : ctx)
   }
+  /** The options of a call made with a feed key: its user is the caller (an `as` as well is a mistake). */
+  async function keyed(key: unknown, opts: CallOptions = {}): Promise<CallOptions> {
+    if (key === undefined) return opts
+    if (opts.as !== undefined) throw new TypeError('Give a feed key or `as`, not both.')
+    return { ...opts, as: await resolveFeedKey(db, key) }
+  }
   /** `password` of a read, where the operation declares one (variant B). */
   const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
     password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
@@ -303,8 +322,11 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     events: {
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
-      feed: (query, o) => callText(ical.feed, { query }, o),
-      ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o),
+      feed: async (query = {}, o) => {
+        const { key, ...rest } = query
+        return callText(ical.feed, { query: rest }, await keyed(key, o))
+      },
+      ical: async (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, await keyed(o?.key, o)),
     },
     venues: postApi(venues, 'venues'),
     organizers: postApi(organizers, 'organizers'),
@@ -320,6 +342,11 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       list: () => listTokens(db),
       revoke: (idOrPrefix) => revokeToken(db, idOrPrefix),
       hasAdmin: () => hasAdminToken(db),
+    },
+    feedKeys: {
+      create: (input) => createFeedKey(db, input),
+      list: (login) => listFeedKeys(db, login === undefined ? {} : { login }),
+      revoke: (which) => revokeFeedKey(db, which),
     },
     health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats),
     poolStats: () => handle.poolStats?.(),

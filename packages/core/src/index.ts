@@ -12,6 +12,7 @@ export type { CalendarErrorCode } from './errors.js'
 export { ROLES } from './auth/principal.js'
 export type { Principal, Role } from './auth/principal.js'
 export type { TokenInfo, TokenInput } from './auth/tokens.js'
+export type { FeedKeyInfo, FeedKeyInput } from './auth/feed-keys.js'
 export { NAMESPACE, WP_NAMESPACE } from './api/context.js'
 export type {
   EventResource,

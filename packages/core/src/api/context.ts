@@ -29,6 +29,14 @@ export interface CallContext {
   readonly raw: RawParams
   /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */
   readonly idempotency?: IdempotencyClaim
+  /** A GET's validators (`If-None-Match`, `If-Modified-Since`), for operations that answer 304 themselves (feeds). */
+  readonly conditional?: Conditional
+}
+
+/** The request's conditional headers, as sent. */
+export interface Conditional {
+  readonly ifNoneMatch?: string
+  readonly ifModifiedSince?: string
 }
 
 /** Parameters of a call by where they came from. */
@@ -75,6 +83,8 @@ export interface CallSource {
   readonly mountPath?: string
   /** REST namespace the call came in under (the compatibility namespace, or ours by default). */
   readonly namespace?: string
+  /** Conditional headers of an HTTP GET or HEAD. */
+  readonly conditional?: Conditional
 }
 
 /** Picks the active language of variant B from the raw `ml_language` (validated later). */
@@ -104,6 +114,7 @@ export function buildCallContext(
     options,
     db,
     raw: source.raw,
+    ...(source.conditional ? { conditional: source.conditional } : {}),
   }
   return { ctx, params }
 }

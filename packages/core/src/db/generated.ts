@@ -44,6 +44,17 @@ export interface CalChanges {
   xid: string;
 }
 
+export interface CalFeedKeys {
+  created_utc: Generated<string>;
+  id: Generated<number>;
+  last_used_utc: string | null;
+  name: Generated<string>;
+  prefix: string;
+  revoked_utc: string | null;
+  secret_hash: string;
+  user_id: number;
+}
+
 export interface CalIdempotencyKeys {
   body: Json | null;
   created_utc: Generated<string>;
@@ -193,6 +204,7 @@ export interface DB {
   api_tokens: ApiTokens;
   cal_change_horizon: CalChangeHorizon;
   cal_changes: CalChanges;
+  cal_feed_keys: CalFeedKeys;
   cal_idempotency_keys: CalIdempotencyKeys;
   cal_row_changes: CalRowChanges;
   cal_sync_secret: CalSyncSecret;

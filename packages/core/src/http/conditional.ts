@@ -52,8 +52,8 @@ export function noneMatchHits(value: string | undefined, tag: string): boolean {
   return tags.some((t) => t.opaque === opaque)
 }
 
-/** The headers a 304 repeats from the 200 it stands for (RFC 9110 15.4.5). */
-export const NOT_MODIFIED_HEADERS = ['ETag', 'Cache-Control', 'Expires', 'Vary', 'Content-Location', 'Date']
+/** The headers a 304 repeats from the 200 it stands for (RFC 9110 15.4.5, and Last-Modified, which helps caches update). */
+export const NOT_MODIFIED_HEADERS = ['ETag', 'Cache-Control', 'Expires', 'Vary', 'Content-Location', 'Date', 'Last-Modified']
 
 /** Appends `names` to a `Vary` value, keeping what is there. */
 export function addVary(current: string | undefined, ...names: string[]): string {

@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely'
 import { buildCallContext, NAMESPACE, WP_NAMESPACE, type CallContext } from '../api/context.js'
 import { idempotencyFingerprint, withIdempotencyKey } from '../api/idempotency.js'
 import { invoke } from '../api/operation.js'
+import { invalidFeedKey, looksLikeFeedKey, resolveFeedKey } from '../auth/feed-keys.js'
 import { authenticateBearer } from '../auth/tokens.js'
 import type { Principal } from '../auth/principal.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
-import { CalendarError } from '../errors.js'
+import { CalendarError, invalidParams } from '../errors.js'
 import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from './conditional.js'
 import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
@@ -24,6 +25,11 @@ function header(request: CalendarRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
+/** The headers of a 200 that its 304 repeats. */
+function notModifiedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
+}
+
 /** Resolves the caller: the host's hook when configured, else the bearer-token authenticator. */
 export async function resolvePrincipal(
   request: CalendarRequest,
@@ -32,6 +38,17 @@ export async function resolvePrincipal(
 ): Promise<Principal | null> {
   if (options.authenticate) return (await options.authenticate(request)) ?? null
   return authenticateBearer(db, header(request, 'authorization'))
+}
+
+/**
+ * The user a feed URL's `key` stands for. With an Authorization header as well, which of the two
+ * should decide what the feed shows is unclear: that is refused rather than guessed.
+ */
+async function feedKeyPrincipal(request: CalendarRequest, key: unknown, db: Kysely<DB>): Promise<Principal> {
+  if (header(request, 'authorization') !== undefined) {
+    throw invalidParams({ key: 'Send either a feed key or an Authorization header, not both.' })
+  }
+  return resolveFeedKey(db, key)
 }
 
 /** The methods a route serves, in registration order (`Allow`, preflight answers). */
@@ -80,13 +97,26 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       if (!match?.endpoint) {
         throw new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')
       }
-      principal = await resolvePrincipal(request, options, db)
-      const query = parseQueryString(request.query)
+      let query: Record<string, unknown>
+      if (match.endpoint.feedKey) {
+        query = parseQueryString(request.query)
+        principal = query.key === undefined ? await resolvePrincipal(request, options, db) : await feedKeyPrincipal(request, query.key, db)
+      } else {
+        // The contract's order for everything else: credentials, then parameters.
+        principal = await resolvePrincipal(request, options, db)
+        query = parseQueryString(request.query)
+        // A feed key is read-only and for feeds: anywhere else it is no credential at all.
+        if (looksLikeFeedKey(query.key)) throw invalidFeedKey()
+      }
       const body = BODY_METHODS.has(method)
         ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
         : {}
+      if (looksLikeFeedKey(body.key)) throw invalidFeedKey()
+      const conditional = method === 'GET' || method === 'HEAD'
+        ? { ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') }
+        : undefined
       const { ctx, params } = buildCallContext(
-        { principal, raw: { path: match.params, query, body }, client: request.client, origin, mountPath: request.mountPath, namespace },
+        { principal, raw: { path: match.params, query, body }, client: request.client, origin, mountPath: request.mountPath, namespace, conditional },
         options,
         db,
       )
@@ -106,15 +136,14 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       const ownCaching = result.headers?.['Cache-Control'] !== undefined
       const caching = ownCaching ? {} : principal ? NO_CACHE_HEADERS : read ? PUBLIC_CACHE_HEADERS : {}
       const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...caching, ...result.headers }
+      // An operation's own 304 (a feed's validators matched) repeats only what RFC 9110 15.4.5 allows.
+      if (status === 304) return { status, headers: notModifiedHeaders(headers), body: undefined }
       if (!read) return { status, headers, body: result.body, ...(result.stream ? { stream: result.stream } : {}) }
       // Reads depend on who asks; a host hook may tell callers apart by their session cookie.
       headers.Vary = addVary(headers.Vary, ...(options.authenticate ? ['Authorization', 'Cookie'] : ['Authorization']))
       const text = JSON.stringify(result.body)
       headers.ETag = entityTag(text, result.headers ?? {}, visibilityKey(principal), namespace)
-      if (noneMatchHits(header(request, 'if-none-match'), headers.ETag)) {
-        const kept = Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
-        return { status: 304, headers: kept, body: undefined }
-      }
+      if (noneMatchHits(header(request, 'if-none-match'), headers.ETag)) return { status: 304, headers: notModifiedHeaders(headers), body: undefined }
       return { status, headers, body: result.body, text }
     } catch (err) {
       const response = toErrorResponse(err, options.onError)

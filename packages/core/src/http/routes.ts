@@ -15,6 +15,11 @@ export interface Endpoint {
   readonly idempotent?: boolean
   /** A create, update or delete of one item: `ETag` on its answer, `If-Match` honoured (http/preconditions.ts). */
   readonly item?: ItemWrite
+  /**
+   * A feed: a `key` query parameter (a private feed key, auth/feed-keys.ts) stands for its user.
+   * Every other endpoint refuses a feed key with the unknown token's 401.
+   */
+  readonly feedKey?: boolean
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */

@@ -83,7 +83,8 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
   const data: ICalEventData = {
     id: eventUid(ctx, row.id),
     sequence: row.revision,
-    stamp: ctx.now,
+    // The last change rather than the time of the request: the same event is the same bytes (strong ETags).
+    stamp: new Date(utcWallToEpochMs(wallFromDb(row.modified_utc))),
     ...when,
     summary: row.title.trim(),
     // A URI value: a slug in another script is percent-encoded.

@@ -1,25 +1,31 @@
 import type { CallContext } from '../api/context.js'
-import { defineOperation, type OperationResult, type ParsedArgs } from '../api/operation.js'
+import { defineOperation, type ArgsRecord, type Operation, type OperationResult, type ParsedArgs } from '../api/operation.js'
 import type { VariantConfig } from '../config/variants.js'
 import { eventListOperation } from '../events/event-list.js'
 import { eventListArgs } from '../events/event.args.js'
 import { eventReadOperation } from '../events/event.operations.js'
 import type { EventRow } from '../events/event.serializer.js'
-import { calendarText, feedStream, icalCalendar, ICAL_TYPE } from './ical-feed.js'
+import { args } from '../api/arg-kinds.js'
+import { wallFromDb } from '../shared/post-fields.js'
+import { utcWallToEpochMs } from '../shared/wall-time.js'
+import { FEED_CACHE_PRIVATE, FEED_CACHE_PUBLIC, feedInputs, feedState, feedTag, heldPoint, holdsTag, httpDate, notModifiedSince, textTag, windowMovedMs } from './feed-cache.js'
+import { calendarText, FEED_MAX_EVENTS, feedStream, icalCalendar, ICAL_TYPE } from './ical-feed.js'
 
 /** How often a subscribed calendar app should poll the feed (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
 const FEED_REFRESH_SECONDS = 3600
 
 /**
  * Caching headers of a feed or file. Anonymous answers are the same for everyone and may be kept
- * briefly by shared caches; anything seen through credentials is the caller's own. Conditional
- * requests (ETag, If-None-Match, Last-Modified: issue 18) attach here once the change record
- * offers validators.
+ * briefly by shared caches; anything seen through credentials or a feed key is the caller's own,
+ * revalidated with its validators on every poll.
  */
 function cacheHeaders(ctx: CallContext): Record<string, string> {
-  return ctx.principal === null
-    ? { 'Cache-Control': 'public, max-age=300' }
-    : { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' }
+  return ctx.principal === null ? { 'Cache-Control': FEED_CACHE_PUBLIC } : { 'Cache-Control': FEED_CACHE_PRIVATE, Vary: 'Authorization' }
+}
+
+/** The answer that the client's copy is current: the validators and caching headers only. */
+function notModified(ctx: CallContext, etag: string, lastModified: string): OperationResult<undefined> {
+  return { status: 304, headers: { ETag: etag, 'Last-Modified': lastModified, ...cacheHeaders(ctx) }, body: undefined }
 }
 
 /** A download name of ASCII letters, digits, `.`, `_` and `-` only (no quoting or encoding questions). */
@@ -28,14 +34,32 @@ function fileName(stem: string): string {
   return `${safe || 'calendar'}.ics`
 }
 
-function icalHeaders(ctx: CallContext, stem: string): Record<string, string> {
-  return { 'Content-Type': ICAL_TYPE, 'Content-Disposition': `attachment; filename="${fileName(stem)}"`, ...cacheHeaders(ctx) }
+function icalHeaders(ctx: CallContext, stem: string, etag: string, lastModified: string): Record<string, string> {
+  return {
+    'Content-Type': ICAL_TYPE,
+    'Content-Disposition': `attachment; filename="${fileName(stem)}"`,
+    ETag: etag,
+    'Last-Modified': lastModified,
+    ...cacheHeaders(ctx),
+  }
+}
+
+/** A feed key is a credential in the URL: declared so that the documents show it, consumed by the dispatcher. */
+const keyArg = args.nestr({
+  description: 'A private feed key (`calfeed_…`): the feed shows what its user may see. Feed routes only; unknown or revoked keys are 401.',
+})
+
+/** Whether the window moves with the date: no explicit start and end, and no `include`. */
+function rollingWindow(raw: Readonly<Record<string, unknown>>): boolean {
+  const given = (name: string) => raw[name] !== undefined
+  if (given('include')) return false
+  return !(given('start_date') || given('starts_after') || given('ends_after')) || !(given('end_date') || given('starts_before') || given('ends_before'))
 }
 
 /** The feed's parameters: the event list's filters, without paging (a feed is one document). */
 export function feedArgs(variant: VariantConfig) {
   const { page: _page, per_page: _perPage, ...filters } = eventListArgs(variant)
-  return filters
+  return { ...filters, key: keyArg }
 }
 
 /** `GET /events/ical`: the events `GET /events` would list for the same filters and caller, as one iCalendar feed. */
@@ -45,11 +69,20 @@ export function eventFeedOperation(variant: VariantConfig) {
     args: feedArgs(variant),
     async prepare(input, ctx) {
       // The list's own rules: same 400s, same visibility, same default window.
-      return list.prepare!(input as ParsedArgs<ReturnType<typeof eventListArgs>>, ctx)
+      return list.prepare!(input as unknown as ParsedArgs<ReturnType<typeof eventListArgs>>, ctx)
     },
     async run({ filters }, ctx): Promise<OperationResult<undefined>> {
+      const inputs = feedInputs(filters, ctx, `${FEED_REFRESH_SECONDS} ${FEED_MAX_EVENTS}`)
+      const held = heldPoint(ctx.conditional?.ifNoneMatch, inputs)
+      const state = await feedState(ctx.db, filters, held === '*' ? undefined : held, ctx.now)
+      const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.now, ctx.options.siteTimezone) : 0
+      const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
+      // The client's tag names the same inputs and nothing changed since its point: its copy is this feed.
+      if (held === '*' || (held !== undefined && state.changed === false)) return notModified(ctx, held === '*' ? feedTag(inputs, state.point) : feedTag(inputs, held), lastModified)
+      if (notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, feedTag(inputs, state.point), lastModified)
       const calendar = icalCalendar(`Events · ${ctx.urls.globalIdBase}`, FEED_REFRESH_SECONDS)
-      return { headers: icalHeaders(ctx, 'events'), body: undefined, stream: await feedStream(calendar, filters, ctx) }
+      const headers = icalHeaders(ctx, 'events', feedTag(inputs, state.point), lastModified)
+      return { headers, body: undefined, stream: await feedStream(calendar, filters, ctx) }
     },
   })
 }
@@ -58,15 +91,21 @@ export function eventFeedOperation(variant: VariantConfig) {
 export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfig) {
   const read = eventReadOperation(locator, variant)
   return defineOperation({
-    args: read.args,
-    prepare: read.prepare!,
+    args: { ...read.args, key: keyArg } as ArgsRecord,
+    prepare: read.prepare as NonNullable<Operation['prepare']>,
     async run(prepared, ctx): Promise<OperationResult<undefined>> {
       // The read's checks and errors (not found, trashed, not accessible, password) come first;
       // past them, a protected event's password was given or the caller may edit it.
-      await read.run(prepared, ctx)
+      await read.run(prepared as Parameters<typeof read.run>[0], ctx)
       const row = (prepared as { row: EventRow }).row
       const text = calendarText(icalCalendar(row.title.trim() || `Event ${row.id}`), [row], ctx, true)
-      return { headers: icalHeaders(ctx, row.slug || `event-${row.id}`), body: undefined, stream: [text] }
+      // The whole text is at hand: its tag hashes the bytes. Linked venues, organizers and terms
+      // have no modification time of their own here, so the log's newest change stands in.
+      const etag = textTag(text, ctx)
+      const state = await feedState(ctx.db, undefined, undefined, ctx.now)
+      const lastModified = httpDate(Math.max(utcWallToEpochMs(wallFromDb(row.modified_utc)), state.lastChangeMs))
+      if (holdsTag(ctx, etag) || notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
+      return { headers: icalHeaders(ctx, row.slug || `event-${row.id}`, etag, lastModified), body: undefined, stream: [text] }
     },
   })
 }

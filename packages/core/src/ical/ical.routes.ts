@@ -20,6 +20,7 @@ const ICAL_SUCCESS = (description: string) => ({
   description,
   contentType: ICAL_TYPE,
   schema: z.string().meta({ description: 'RFC 5545 iCalendar text.' }),
+  headers: ['validators'] as const,
 })
 
 const FEED_DOC: EndpointDoc = {
@@ -27,9 +28,12 @@ const FEED_DOC: EndpointDoc = {
   summary: 'iCalendar feed of events',
   description:
     'The events `GET /events` would list to the caller for the same filters (same 400s, same default window), ' +
-    'as one iCalendar document to subscribe to: at most 25,000 events, streamed. No paging.',
+    'as one iCalendar document to subscribe to: at most 25,000 events, streamed. No paging. Calendar apps cannot ' +
+    'send headers: a private feed key in `key` makes the feed show what its user may see (an unknown or revoked key is ' +
+    'a 401 `rest_invalid_token`). Poll with `If-None-Match` (304 while nothing the feed shows changed).',
   tags: ['Events'],
   access: 'public',
+  errors: ['INVALID_TOKEN'],
   success: ICAL_SUCCESS('The feed.'),
 }
 
@@ -43,7 +47,7 @@ function fileDoc(by: '' | 'BySlug'): EndpointDoc {
     description: 'The event as a calendar file for "add to calendar", readable exactly when the event is (same errors).',
     tags: ['Events'],
     access: 'public',
-    errors: READ_ERRORS,
+    errors: [...READ_ERRORS, 'INVALID_TOKEN'],
     success: ICAL_SUCCESS('The calendar file.'),
   }
 }
@@ -54,7 +58,7 @@ function fileDoc(by: '' | 'BySlug'): EndpointDoc {
  */
 export function icalRoutes(ops: ReturnType<typeof icalOperations>, ns: string): RouteDef[] {
   const events = `${ns}/events`
-  const get = (operation: Endpoint['operation'], doc: EndpointDoc): Endpoint[] => [{ methods: ['GET'], operation, doc }]
+  const get = (operation: Endpoint['operation'], doc: EndpointDoc): Endpoint[] => [{ methods: ['GET'], operation, doc, feedKey: true }]
   return [
     { pattern: `${events}/ical`, path: `${events}/ical`, endpoints: get(ops.feed, FEED_DOC) },
     { pattern: `${events}/(?P<id>\\d+)/ical`, path: `${events}/:id/ical`, endpoints: get(ops.byId, fileDoc('')) },

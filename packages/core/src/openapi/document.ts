@@ -110,18 +110,40 @@ const SYNC_HEADER = {
 }
 const LOCATION_HEADER = { Location: { description: 'URL of the item created.', schema: { type: 'string', format: 'uri' } } }
 
+const VALIDATOR_HEADERS = {
+  ETag: { description: 'Strong entity tag; send it back in `If-None-Match` to poll.', schema: { type: 'string' } },
+  'Last-Modified': { description: 'When what this answer shows last changed, to the second; for `If-Modified-Since`.', schema: { type: 'string' } },
+  'Cache-Control': { description: '`public, max-age=300` for anonymous callers, else `private, no-cache`.', schema: { type: 'string' } },
+}
+
+/** The request headers of a conditional GET, for endpoints that answer 304 themselves. */
+const CONDITIONAL_PARAMS: Json[] = [
+  { name: 'If-None-Match', in: 'header', required: false, description: 'Entity tags the client holds: 304 when one is current.', schema: { type: 'string' } },
+  {
+    name: 'If-Modified-Since',
+    in: 'header',
+    required: false,
+    description: 'An HTTP date: 304 when nothing shown changed after it. Ignored with `If-None-Match`.',
+    schema: { type: 'string' },
+  },
+]
+
 function successResponse(doc: EndpointDoc): Record<string, unknown> {
   const success = doc.success ?? { status: 200, description: 'Success.' }
   const headers: Json = {}
   if (success.headers?.includes('list-totals')) Object.assign(headers, LIST_HEADERS)
   if (success.headers?.includes('location')) Object.assign(headers, LOCATION_HEADER)
   if (success.headers?.includes('sync')) Object.assign(headers, SYNC_HEADER)
+  if (success.headers?.includes('validators')) Object.assign(headers, VALIDATOR_HEADERS)
   return {
     [String(success.status)]: {
       description: success.description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { [success.contentType ?? 'application/json']: { schema: success.schema ?? {} } },
     },
+    ...(success.headers?.includes('validators')
+      ? { '304': { description: 'Not Modified: the copy the client holds is current (no body).', headers: { ETag: VALIDATOR_HEADERS.ETag, 'Last-Modified': VALIDATOR_HEADERS['Last-Modified'] } } }
+      : {}),
   }
 }
 
@@ -190,6 +212,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           schema: PATH_PARAM_SCHEMAS[name] ?? { type: 'string' },
         }))
         if (endpoint.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAM)
+        if (doc.success?.headers?.includes('validators')) parameters.push(...CONDITIONAL_PARAMS)
         const fields = Object.entries(args).filter(([name]) => !pathParams.has(name))
         let requestBody: Json | undefined
         if (!hasBody) {

@@ -20,7 +20,7 @@ export interface EndpointDoc {
     description: string
     schema?: z.ZodType
     contentType?: string
-    headers?: readonly ('list-totals' | 'location' | 'sync')[]
+    headers?: readonly ('list-totals' | 'location' | 'sync' | 'validators')[]
   }
 }
 

@@ -8,6 +8,7 @@ import { idempotencyKeys } from './0006-idempotency-keys.js'
 import { changeLog } from './0007-change-log.js'
 import { eventRevision } from './0010-event-revision.js'
 import { rowChanges } from './0011-row-changes.js'
+import { feedKeys } from './0013-feed-keys.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-change-log': changeLog,
   '0010-event-revision': eventRevision,
   '0011-row-changes': rowChanges,
+  '0013-feed-keys': feedKeys,
 }

@@ -1,0 +1,146 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { CalendarError } from '../errors.js'
+import { utcWall } from '../shared/post-fields.js'
+import type { DB } from '../db/generated.js'
+import { ROLES, type Principal, type Role } from './principal.js'
+
+// Keys look like `calfeed_<prefix>_<secret>`: another form than API tokens (`cal_…`), so neither
+// is ever found in the other's table. As with tokens, only a SHA-256 of the whole key is stored
+// (256 random bits: a slow hash buys nothing) and the public prefix finds the row.
+const KEY_FORMAT = /^calfeed_([a-z0-9]{10})_[A-Za-z0-9_-]{43}$/
+
+/** Whether `value` has the form of a feed key (whether or not such a key exists). */
+export function looksLikeFeedKey(value: unknown): boolean {
+  return typeof value === 'string' && /^calfeed_/.test(value.trim())
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/** A feed key as listed (never the secret). */
+export interface FeedKeyInfo {
+  id: number
+  prefix: string
+  name: string
+  userId: number
+  login: string
+  role: Role
+  createdUtc: string
+  lastUsedUtc: string | null
+  revokedUtc: string | null
+}
+
+/** Whose feed key to make: an existing user by login or id, and a label for listing. */
+export interface FeedKeyInput {
+  login?: string
+  userId?: number
+  name?: string
+}
+
+/** Issues a feed key for an existing user; the plain key is returned once and never stored. */
+export async function createFeedKey(db: Kysely<DB>, input: FeedKeyInput): Promise<{ key: string; info: FeedKeyInfo }> {
+  if ((input.login === undefined) === (input.userId === undefined)) throw new TypeError('Name the user of the feed key: login or userId, one of them.')
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .$if(input.login !== undefined, (qb) => qb.where('login', '=', input.login!))
+    .$if(input.userId !== undefined, (qb) => qb.where('id', '=', Number.isInteger(input.userId) && input.userId! > 0 && input.userId! <= 2_147_483_647 ? input.userId! : 0))
+    .executeTakeFirst()
+  if (!user) throw new TypeError(`No user ${input.login !== undefined ? JSON.stringify(input.login) : `#${input.userId}`}; a feed key shows what an existing user may see.`)
+  const prefix = randomBytes(8).toString('hex').slice(0, 10)
+  const key = `calfeed_${prefix}_${randomBytes(32).toString('base64url')}`
+  const row = await db
+    .insertInto('cal_feed_keys')
+    .values({ user_id: user.id, name: input.name ?? '', prefix, secret_hash: sha256(key) })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const [info] = await listFeedKeys(db, { id: row.id })
+  return { key, info: info! }
+}
+
+/** Lists feed keys (all, one user's by login, or one by id), newest first. */
+export async function listFeedKeys(db: Kysely<DB>, which: { id?: number; login?: string } = {}): Promise<FeedKeyInfo[]> {
+  const rows = await db
+    .selectFrom('cal_feed_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.prefix', 'k.name', 'k.user_id', 'u.login', 'u.role', 'k.created_utc', 'k.last_used_utc', 'k.revoked_utc'])
+    .$if(which.id !== undefined, (qb) => qb.where('k.id', '=', which.id!))
+    .$if(which.login !== undefined, (qb) => qb.where('u.login', '=', which.login!))
+    .orderBy('k.id', 'desc')
+    .execute()
+  return rows.map((r) => ({
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    userId: r.user_id,
+    login: r.login,
+    role: r.role as Role,
+    createdUtc: r.created_utc,
+    lastUsedUtc: r.last_used_utc,
+    revokedUtc: r.revoked_utc,
+  }))
+}
+
+/** Revokes a feed key by id, prefix or the whole key; returns whether one was revoked. */
+export async function revokeFeedKey(db: Kysely<DB>, which: number | string): Promise<boolean> {
+  let column: 'id' | 'prefix' = 'prefix'
+  let value: number | string = which
+  if (typeof which === 'number') {
+    if (!(Number.isInteger(which) && which >= 1 && which <= 2_147_483_647)) return false
+    column = 'id'
+  } else {
+    const whole = KEY_FORMAT.exec(which.trim())
+    if (whole) value = whole[1]!
+  }
+  const result = await db
+    .updateTable('cal_feed_keys')
+    .set({ revoked_utc: utcWall(new Date()) })
+    .where(column, '=', value as never)
+    .where('revoked_utc', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/**
+ * The user a feed key stands for. Anything but a live key of an existing user (malformed, unknown,
+ * revoked) is the same 401, so a caller learns nothing about which keys exist or existed.
+ */
+export async function resolveFeedKey(db: Kysely<DB>, key: unknown): Promise<Principal> {
+  const text = typeof key === 'string' ? key.trim() : ''
+  const match = KEY_FORMAT.exec(text)
+  const row = match
+    ? await db
+        .selectFrom('cal_feed_keys as k')
+        .innerJoin('users as u', 'u.id', 'k.user_id')
+        .select(['k.id as key_id', 'k.secret_hash', 'k.revoked_utc', 'u.id', 'u.role'])
+        .where('k.prefix', '=', match[1]!)
+        .executeTakeFirst()
+    : undefined
+  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
+  const same = timingSafeEqual(expected, Buffer.from(sha256(text), 'hex'))
+  if (!row || !same || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidFeedKey()
+  noteUse(db, row.key_id)
+  return { id: row.id, role: row.role as Role }
+}
+
+const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
+const lastWritten = new Map<number, number>()
+
+/** Records a key's last use at most hourly per process, off the request path (a feed is polled often). */
+function noteUse(db: Kysely<DB>, keyId: number): void {
+  const now = Date.now()
+  if (now - (lastWritten.get(keyId) ?? 0) < USE_WRITE_INTERVAL_MS) return
+  lastWritten.set(keyId, now)
+  db.updateTable('cal_feed_keys')
+    .set({ last_used_utc: utcWall(new Date(now)) })
+    .where('id', '=', keyId)
+    .execute()
+    .catch(() => lastWritten.delete(keyId))
+}
+
+/** The answer to a bad, unknown or revoked feed key, and to a feed key anywhere but a feed: the unknown token's 401. */
+export function invalidFeedKey(): CalendarError {
+  return new CalendarError('INVALID_TOKEN', 'The feed key is invalid, unknown or revoked, or was sent to a route other than a feed.')
+}
