@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
 import type { HttpMethod } from '../http/routes.js'
+import { ORGANIZER, VENUE } from '../linked/kinds.js'
 import { TAXONOMIES, taxonomyAt } from '../terms/taxonomies.js'
 import { RESOURCE_SCHEMAS, RootDescriptorSchema, OpenApiDocumentSchema } from './wire-schemas.js'
 
@@ -51,29 +52,15 @@ export const DOCUMENT_TAGS = [
 
 type Action = 'list' | 'create' | 'get' | 'update' | 'put' | 'patch' | 'delete'
 
-const PAGE_NOT_FOUND: Record<string, CalendarErrorCode> = {
-  events: 'EVENT_ARCHIVE_PAGE_NOT_FOUND',
-  venues: 'VENUE_ARCHIVE_PAGE_NOT_FOUND',
-  organizers: 'ORGANIZER_ARCHIVE_PAGE_NOT_FOUND',
-}
-
-const LINKED_ERRORS = {
-  venues: { notAccessible: 'VENUE_NOT_ACCESSIBLE', inTrash: 'VENUE_IN_TRASH', create: 'COULD_NOT_CREATE_VENUE', update: 'COULD_NOT_UPDATE_VENUE' },
-  organizers: {
-    notAccessible: 'ORGANIZER_NOT_ACCESSIBLE',
-    inTrash: 'ORGANIZER_IN_TRASH',
-    create: 'COULD_NOT_CREATE_ORGANIZER',
-    update: 'COULD_NOT_UPDATE_ORGANIZER',
-  },
-} as const
+const LINKED_KINDS = [VENUE, ORGANIZER] as const
 
 // An event write may create venues and organizers inline, or name them by id (CONTRACT 10.4).
-const EVENT_LINK_ERRORS: CalendarErrorCode[] = ['INVALID_LINKED_POST_ID', 'COULD_NOT_CREATE_VENUE', 'COULD_NOT_CREATE_ORGANIZER']
+const EVENT_LINK_ERRORS: CalendarErrorCode[] = ['INVALID_LINKED_POST_ID', ...LINKED_KINDS.map((k) => k.errors.couldNotCreate)]
 
-/** Domain errors of a built-in action (CONTRACT 2.3, 9.1, 13), beside the shared ones. */
 /** What a list with sync parameters can answer besides its own errors (docs/sync.md). */
 const SYNC_ERRORS: CalendarErrorCode[] = ['SYNC_TOKEN_MISMATCH', 'SYNC_TOKEN_INVALID', 'SYNC_TOKEN_EXPIRED']
 
+/** Domain errors of a built-in action (CONTRACT 2.3, 9.1, 13), beside the shared ones. */
 function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
   const write = action === 'update' || action === 'put' || action === 'patch'
   if (segment === 'events') {
@@ -87,13 +74,13 @@ function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
     if (action === 'delete') return [...missing, 'EVENT_IN_TRASH']
     if (write) return [...missing, ...EVENT_LINK_ERRORS]
   }
-  if (segment === 'venues' || segment === 'organizers') {
-    const kind = LINKED_ERRORS[segment]
-    if (action === 'list') return [PAGE_NOT_FOUND[segment]!, 'BAD_SEARCH_STRING', ...SYNC_ERRORS]
-    if (action === 'create') return [kind.create]
-    if (action === 'get') return [kind.notAccessible]
-    if (action === 'delete') return [kind.inTrash]
-    if (write) return [kind.update]
+  const kind = LINKED_KINDS.find((k) => k.plural === segment)
+  if (kind) {
+    if (action === 'list') return [kind.errors.pageNotFound, 'BAD_SEARCH_STRING', ...SYNC_ERRORS]
+    if (action === 'create') return [kind.errors.couldNotCreate]
+    if (action === 'get') return [kind.errors.notAccessible]
+    if (action === 'delete') return [kind.errors.inTrash]
+    if (write) return [kind.errors.couldNotUpdate]
   }
   const taxonomy = taxonomyAt(segment)
   if (taxonomy) {

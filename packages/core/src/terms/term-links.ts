@@ -4,6 +4,7 @@ import { invalidParam } from '../errors.js'
 import { slugify } from '../shared/slug.js'
 import { uniqueSlug } from '../shared/slug-store.js'
 import type { Taxonomy } from './taxonomies.js'
+import { termIdsIn } from './term.repository.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -35,11 +36,7 @@ export async function resolveTermsForWrite(
   }
   for (const name of names) {
     const slug = slugify(name)
-    const found = await trx
-      .selectFrom('terms')
-      .select('id')
-      .where('taxonomy', '=', taxonomy.name)
-      .where('language', '=', language)
+    const found = await termIdsIn(trx, taxonomy, language)
       .where((eb) => eb.or([eb('slug', '=', name.toLowerCase()), eb(sql`lower(name)`, '=', name.toLowerCase())]))
       .orderBy(sql`slug = ${name.toLowerCase()}`, 'desc')
       .orderBy('id')

@@ -55,16 +55,17 @@ export async function isSelfOrAncestor(db: Db, id: number, ancestor: number): Pr
   return found.rows.length > 0
 }
 
+/** The ids of one taxonomy's terms in one language, to narrow further: the lookups by name and slug. */
+export function termIdsIn(db: Db, taxonomy: Taxonomy, language: string) {
+  return db.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy.name).where('language', '=', language)
+}
+
 /** A term of the same taxonomy and language (and level, when `parentId` is given) with this name, case-insensitively. */
 export async function findTermByName(
   db: Db,
   t: { taxonomy: Taxonomy; language: string; name: string; parentId: number | null | undefined },
 ): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('terms')
-    .select('id')
-    .where('taxonomy', '=', t.taxonomy.name)
-    .where('language', '=', t.language)
+  const row = await termIdsIn(db, t.taxonomy, t.language)
     .where(sql<string>`lower(name)`, '=', t.name.toLowerCase())
     .$if(t.parentId !== undefined, (q) => (t.parentId === null ? q.where('parent_id', 'is', null) : q.where('parent_id', '=', t.parentId!)))
     .orderBy('id')
@@ -75,11 +76,7 @@ export async function findTermByName(
 
 /** A term of the same taxonomy and language holding `slug`, other than `exceptId`. */
 export async function findSlugHolder(db: Db, taxonomy: Taxonomy, language: string, slug: string, exceptId: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('terms')
-    .select('id')
-    .where('taxonomy', '=', taxonomy.name)
-    .where('language', '=', language)
+  const row = await termIdsIn(db, taxonomy, language)
     .where('slug', '=', slug)
     .where('id', '<>', exceptId)
     .executeTakeFirst()
