@@ -102,4 +102,39 @@ describe('database link cut around a write (TCP proxy)', () => {
     const replay = await server.request('POST', '/events', { token, body, headers: { 'idempotency-key': 'cut-mid-create' } })
     expect(replay.body).toEqual(retry.body)
   }, 30_000)
+
+  it('under pool exhaustion, no create answered 503 was written (issue: 47 of 676 were)', async () => {
+    // A pool of 2 and a 50 ms wait for a connection: most requests get no connection at some step.
+    const tight = await createCalendar({
+      database: { url: await workerDatabaseUrl(), poolSize: 2, connectionTimeoutMs: 50, startupWaitMs: 10_000 },
+      migrate: false,
+    })
+    const answers: { title: string; status: number }[] = []
+    const end = Date.now() + 3000
+    let n = 0
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (Date.now() < end) {
+            const title = `Exhausted ${n++}`
+            const res = await tight.handle({
+              method: 'POST',
+              path: '/cal/events/v1/events',
+              query: '',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: new TextEncoder().encode(JSON.stringify({ title, status: 'publish', ...dates })),
+            })
+            answers.push({ title, status: res.status })
+          }
+        }),
+      )
+    } finally {
+      await tight.close()
+    }
+    const written = new Set((await querySql<{ title: string }>(`select title from events where title like 'Exhausted %'`)).map((r) => r.title))
+    const statuses = new Set(answers.map((a) => a.status))
+    expect([...statuses].sort()).toEqual([201, 503])
+    expect(answers.filter((a) => a.status === 503 && written.has(a.title)).map((a) => a.title)).toEqual([])
+    expect(answers.filter((a) => a.status === 201 && !written.has(a.title)).map((a) => a.title)).toEqual([])
+  }, 30_000)
 })
