@@ -7,6 +7,7 @@ import { createFeedKey, listFeedKeys, resolveFeedKey, revokeFeedKey, type FeedKe
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken, type TokenInfo, type TokenInput } from './auth/tokens.js'
 import { resolveOptions, type CalendarOptions, type ResolvedOptions } from './config/options.js'
 import { keepPruning } from './changes/change-log.js'
+import { keepExtending } from './recurrence/occurrences.js'
 import { waitForDatabase } from './db/connect.js'
 import { openDatabase, type DatabaseHandle } from './db/create-db.js'
 import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
@@ -20,7 +21,7 @@ import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
-import { eventOperations, eventRoutes } from './events/event.routes.js'
+import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
 import { feedArgs } from './ical/ical.operations.js'
 import { icalOperations, icalRoutes } from './ical/ical.routes.js'
 import { ORGANIZER, VENUE } from './linked/kinds.js'
@@ -214,6 +215,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const handle = await openReady(options, options.migrate)
   const db = handle.db
   const stopPruning = keepPruning(db)
+  // Open-ended series' stored occurrences follow the clock (docs/recurrence.md).
+  const extending = keepExtending(db, options.now)
   const lang = languageArgs(options)
   const withLanguage = <O extends Operation<any, any, any>>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
   const wrap = <T extends Record<string, Operation<any, any, any>>>(ops: T): T =>
@@ -235,6 +238,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     ...termRoutes(CATEGORY, categories, ns),
     ...termRoutes(TAG, tags, ns),
     ...icalRoutes(ical, ns),
+    ...occurrenceRoutes(events, ns),
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
@@ -350,8 +354,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     },
     health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats),
     poolStats: () => handle.poolStats?.(),
-    close: () => {
+    close: async () => {
       stopPruning()
+      extending.stop()
+      await extending.started
       return handle.close()
     },
   }

@@ -46,6 +46,7 @@ for (const variant of ['A', 'B'] as const) {
         `${ns}/events/ical`,
         `${ns}/events/(?P<id>\\d+)/ical`,
         `${ns}/events/by-slug/(?P<slug>[^/]+)/ical`,
+        `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)`,
       ])
       expect(res.body.namespace).toBe('cal/events/v1')
       const root = res.body.routes[ns]
@@ -74,7 +75,7 @@ for (const variant of ['A', 'B'] as const) {
       expect(Object.keys(doc.paths)).toEqual([
         '/', '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
         '/organizers', '/organizers/{id}', '/organizers/by-slug/{slug}', '/categories', '/categories/{id}', '/tags', '/tags/{id}',
-        '/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical',
+        '/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical', '/events/{id}/occurrences/{key}',
       ])
       for (const name of ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']) {
         expect(doc.components.schemas).toHaveProperty(name)

@@ -53,6 +53,7 @@ export type ChangeKind =
   | 'terms'
   | 'event_terms'
   | 'event_organizers'
+  | 'event_occurrences'
   | 'images'
   | 'users'
 

@@ -76,6 +76,32 @@ export interface CalSyncSecret {
   secret: Generated<string>;
 }
 
+export interface EventOccurrenceHorizon {
+  one: Generated<boolean>;
+  until: string | null;
+}
+
+export interface EventOccurrences {
+  author_id: number | null;
+  date_utc: string;
+  end_local: string;
+  end_utc: string;
+  featured: boolean;
+  hide_from_listings: boolean;
+  language: string;
+  occurrence_key: string;
+  overridden: Generated<boolean>;
+  series_id: number;
+  start_local: string;
+  start_utc: string;
+  status: string;
+  venue_id: number | null;
+}
+
+export interface EventOccurrenceYears {
+  year: number;
+}
+
 export interface EventOrganizers {
   event_id: number;
   organizer_id: number;
@@ -208,6 +234,9 @@ export interface DB {
   cal_idempotency_keys: CalIdempotencyKeys;
   cal_row_changes: CalRowChanges;
   cal_sync_secret: CalSyncSecret;
+  event_occurrence_horizon: EventOccurrenceHorizon;
+  event_occurrence_years: EventOccurrenceYears;
+  event_occurrences: EventOccurrences;
   event_organizers: EventOrganizers;
   event_terms: EventTerms;
   events: Events;

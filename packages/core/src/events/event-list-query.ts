@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import { postVisibility } from '../posts/visibility.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
@@ -34,6 +34,26 @@ export interface EventListFilters {
 }
 
 type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
+// The occurrence half of the list is built by the same functions over other tables: typed loosely.
+type AnyQuery = SelectQueryBuilder<any, any, any>
+
+/**
+ * Where a list's filters read a column: `events` rows (`e`), or stored occurrences (`o`, migration
+ * 0012) with their series as `e`. Occurrences carry their own times and copies of the series'
+ * list columns (so the occurrence list index serves them); everything else is the series'.
+ */
+export type ListSource = 'events' | 'occurrences'
+
+const OCCURRENCE_COLUMNS = new Set([
+  'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'language', 'featured', 'hide_from_listings', 'venue_id', 'date_utc', 'author_id',
+])
+
+/** The column `name` of the listed item in `source`. */
+function column(source: ListSource, name: string): string {
+  if (source === 'events') return `e.${name}`
+  if (name === 'id') return 'o.series_id'
+  return OCCURRENCE_COLUMNS.has(name) ? `o.${name}` : `e.${name}`
+}
 
 /**
  * The partial list indexes hold `status = 'publish' and not hide_from_listings`; with literals in
@@ -41,18 +61,18 @@ type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
  */
 const PUBLISHED = sql<string>`'publish'`
 
-function visible(qb: EventsQuery, f: EventListFilters): EventsQuery {
+function visible(qb: AnyQuery, f: EventListFilters, c: (name: string) => string): AnyQuery {
   // SPEC/O-34: hidden events never appear in this list, not even with `include`.
-  let q = qb.where('e.hide_from_listings', '=', sql.lit(false))
+  let q = qb.where(c('hide_from_listings'), '=', sql.lit(false))
   // The shared rule, kept in this list's own SQL text (parameters but for PUBLISHED): its plan
   // tests and prepared statements were measured against it.
   const rule = postVisibility(f.statuses, f.scope)
   const s = rule.status
-  if (s.op === 'in') q = q.where('e.status', 'in', [...s.statuses])
-  else if (s.op === '=') q = q.where('e.status', '=', PUBLISHED)
-  else q = q.where('e.status', '<>', s.status)
+  if (s.op === 'in') q = q.where(c('status'), 'in', [...s.statuses])
+  else if (s.op === '=') q = q.where(c('status'), '=', PUBLISHED)
+  else q = q.where(c('status'), '<>', s.status)
   const authorId = rule.publishedOrOwnBy
-  if (authorId !== undefined) q = q.where((eb) => eb.or([eb('e.status', '=', 'publish'), eb('e.author_id', '=', authorId)]))
+  if (authorId !== undefined) q = q.where((eb: any) => eb.or([eb(c('status'), '=', 'publish'), eb(c('author_id'), '=', authorId)]))
   return q
 }
 
@@ -63,9 +83,9 @@ function visible(qb: EventsQuery, f: EventListFilters): EventsQuery {
  */
 const START_AFTER_END_AT_MOST = `interval '2 days'`
 
-function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame']): EventsQuery {
-  const start = frame === 'utc' ? 'e.start_utc' : 'e.start_local'
-  const end = frame === 'utc' ? 'e.end_utc' : 'e.end_local'
+function inBounds(qb: AnyQuery, b: DateBounds, frame: EventListFilters['frame'], c: (name: string) => string): AnyQuery {
+  const start = c(frame === 'utc' ? 'start_utc' : 'start_local')
+  const end = c(frame === 'utc' ? 'end_utc' : 'end_local')
   // An upper bound on the end also bounds the start (redundant, so the result is the same): the
   // start-ordered index scan then stops at the window's end instead of running to the last event.
   // Written as a row comparison, which selects the same rows (`date_utc` is not null, and every
@@ -76,7 +96,9 @@ function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame
   const endBound = b.endLte ?? b.endLt
   return qb
     .$if(endBound !== undefined, (q) =>
-      q.where(sql<boolean>`(${sql.ref(start)}, e.date_utc) <= (${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}, 'infinity'::timestamp)`),
+      q.where(
+        sql<boolean>`(${sql.ref(start)}, ${sql.ref(c('date_utc'))}) <= (${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}, 'infinity'::timestamp)`,
+      ),
     )
     .$if(b.startGte !== undefined, (q) => q.where(start, '>=', b.startGte!))
     .$if(b.endLte !== undefined, (q) => q.where(end, '<=', b.endLte!))
@@ -86,10 +108,11 @@ function inBounds(qb: EventsQuery, b: DateBounds, frame: EventListFilters['frame
     .$if(b.endGt !== undefined, (q) => q.where(end, '>', b.endGt!))
 }
 
-function matchesText(qb: EventsQuery, words: readonly string[], editScope: EditScope): EventsQuery {
+function matchesText(qb: AnyQuery, words: readonly string[], editScope: EditScope): AnyQuery {
   // One concatenated expression, the same as the trigram index's, so the index serves it. A
   // protected event the caller may not unlock matches on its title only: its excerpt and
   // description are blanked in the list, so matching them would let a search recover them.
+  // Occurrences match on their series' text (`e` is the series there).
   const unlocked = unlockedSql(editScope, 'e')
   return words.reduce((q, word) => {
     const pattern = containsPattern(word)
@@ -107,42 +130,63 @@ function filtersBlankedFields(f: EventListFilters): boolean {
   return [f.categoryIds, f.tagIds, f.venueIds, f.organizerIds, f.featured, f.geoloc].some((v) => v !== undefined)
 }
 
-function withTerms(qb: EventsQuery, ids: readonly number[]): EventsQuery {
-  return qb.where(({ exists, selectFrom }) =>
-    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', 'e.id').where('et.term_id', 'in', ids.map(idLiteral))),
+function withTerms(qb: AnyQuery, ids: readonly number[], id: string): AnyQuery {
+  return qb.where(({ exists, selectFrom }: any) =>
+    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', id).where('et.term_id', 'in', ids.map(idLiteral))),
   )
 }
 
-function withOrganizers(qb: EventsQuery, ids: readonly number[]): EventsQuery {
-  return qb.where(({ exists, selectFrom }) =>
+function withOrganizers(qb: AnyQuery, ids: readonly number[], id: string): AnyQuery {
+  return qb.where(({ exists, selectFrom }: any) =>
     exists(
-      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', 'e.id').where('eo.organizer_id', 'in', ids.map(idLiteral)),
+      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', id).where('eo.organizer_id', 'in', ids.map(idLiteral)),
     ),
   )
 }
 
-function withGeoloc(qb: EventsQuery, hasCoordinates: boolean): EventsQuery {
+function withGeoloc(qb: AnyQuery, hasCoordinates: boolean, venueId: string): AnyQuery {
   const located = ({ exists, selectFrom }: any) =>
-    exists(selectFrom('venues as gv').select('gv.id').whereRef('gv.id', '=', 'e.venue_id').where('gv.geo_lat', 'is not', null))
-  return qb.where((eb) => (hasCoordinates ? located(eb) : eb.not(located(eb))))
+    exists(selectFrom('venues as gv').select('gv.id').whereRef('gv.id', '=', venueId).where('gv.geo_lat', 'is not', null))
+  return qb.where((eb: any) => (hasCoordinates ? located(eb) : eb.not(located(eb))))
 }
 
-/** The filtered events of a list request, before ordering and paging. Pure: builds, never runs. */
-export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery {
-  return (db.selectFrom('events as e') as unknown as EventsQuery)
-    .$call((q) => visible(q, f))
-    .$if(f.language !== undefined, (q) => q.where('e.language', '=', f.language!))
-    .$if(f.include !== undefined, (q) => q.where('e.id', 'in', [...f.include!]))
-    .$call((q) => inBounds(q, f.bounds, f.frame))
+/** Applies every filter of `f` to a query over `source`. */
+function filtered(qb: AnyQuery, f: EventListFilters, source: ListSource): AnyQuery {
+  const c = (name: string) => column(source, name)
+  return qb
+    .$call((q) => visible(q, f, c))
+    .$if(f.language !== undefined, (q) => q.where(c('language'), '=', f.language!))
+    .$if(f.include !== undefined, (q) => q.where(c('id'), 'in', [...f.include!]))
+    .$call((q) => inBounds(q, f.bounds, f.frame, c))
     .$if(f.search !== undefined && f.search.length > 0, (q) => matchesText(q, f.search!, f.editScope))
     .$if(f.editScope.kind !== 'all' && filtersBlankedFields(f), (q) => q.where(unlockedSql(f.editScope, 'e')))
-    .$if(f.categoryIds !== undefined, (q) => withTerms(q, f.categoryIds!))
-    .$if(f.tagIds !== undefined, (q) => withTerms(q, f.tagIds!))
-    .$if(f.venueIds !== undefined, (q) => q.where('e.venue_id', 'in', [...f.venueIds!]))
-    .$if(f.organizerIds !== undefined, (q) => withOrganizers(q, f.organizerIds!))
-    .$if(f.featured !== undefined, (q) => q.where('e.featured', '=', sql.lit(f.featured!)))
-    .$if(f.geoloc !== undefined, (q) => withGeoloc(q, f.geoloc!))
+    .$if(f.categoryIds !== undefined, (q) => withTerms(q, f.categoryIds!, c('id')))
+    .$if(f.tagIds !== undefined, (q) => withTerms(q, f.tagIds!, c('id')))
+    .$if(f.venueIds !== undefined, (q) => q.where(c('venue_id'), 'in', [...f.venueIds!]))
+    .$if(f.organizerIds !== undefined, (q) => withOrganizers(q, f.organizerIds!, c('id')))
+    .$if(f.featured !== undefined, (q) => q.where(c('featured'), '=', sql.lit(f.featured!)))
+    .$if(f.geoloc !== undefined, (q) => withGeoloc(q, f.geoloc!, c('venue_id')))
     .$if(f.postParent !== undefined, (q) => q.where('e.post_parent', '=', f.postParent!))
+}
+
+/**
+ * The filtered events of a list request, before ordering and paging: event rows, series as
+ * series (the iCalendar feeds). Pure: builds, never runs.
+ */
+export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery {
+  return filtered(db.selectFrom('events as e'), f, 'events') as EventsQuery
+}
+
+/**
+ * The filtered items of `GET /events` from `source`: single events (series rows are not listed),
+ * or the stored occurrences of series (`o`), each with its series as `e`. The series is joined
+ * only when a filter reads it: with no column of `e` used, PostgreSQL removes the left join, so
+ * the occurrence list index answers alone. Pure: builds, never runs.
+ */
+export function listItemsQuery(db: Kysely<DB>, f: EventListFilters, source: ListSource): AnyQuery {
+  if (source === 'events') return eventListQuery(db, f).where('e.recurrence', 'is', null)
+  const occurrences = (db as Kysely<any>).selectFrom('event_occurrences as o').leftJoin('events as e', 'e.id', 'o.series_id')
+  return filtered(occurrences, f, 'occurrences')
 }
 
 /** Orders a list: event start, then publication date, then id; with `include`, by date (CONTRACT 6.4). */
@@ -152,39 +196,80 @@ export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: 
   return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
 }
 
+/** The order of `source`'s items in a list: start, publication date, id, occurrence key; with `include`, by date (CONTRACT 6.4). */
+function itemOrder(f: EventListFilters, source: ListSource): string[] {
+  const c = (name: string) => column(source, name)
+  const key = source === 'events' ? [] : ['o.occurrence_key']
+  if (f.include !== undefined) return [c('date_utc'), c('id'), ...key]
+  return [c(f.frame === 'utc' ? 'start_utc' : 'start_local'), c('date_utc'), c('id'), ...key]
+}
+
 /**
- * One statement for a list page: the page's events with their relations (`eventRelations`), each
+ * The first `head` items of `source` in list order, as page keys: `id` (the series' for an
+ * occurrence), `occurrence_key` (null for a single event) and the order columns.
+ */
+function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head: number): AnyQuery {
+  const start = column(source, f.frame === 'utc' ? 'start_utc' : 'start_local')
+  const keyed = listItemsQuery(db, f, source).select([
+    sql.ref(column(source, 'id')).as('id'),
+    (source === 'events' ? sql<string | null>`null::text` : sql<string>`o.occurrence_key`).as('occurrence_key'),
+    sql.ref(start).as('list_start'),
+    sql.ref(column(source, 'date_utc')).as('list_date'),
+  ])
+  return itemOrder(f, source)
+    .reduce((q, col) => q.orderBy(col), keyed)
+    .limit(pageBound(head))
+}
+
+/**
+ * One statement for a list page: the page's items with their relations (`eventRelations`), each
  * row also carrying the filtered `total` and the point (`snapshot`) it holds at, by the known-total
  * protocol (`known-total.ts`): the known point and total are the statement's first two parameters,
  * and the total is counted only when the calendar changed since that point. At least one row
  * comes back: a page without events is a single row with a null `id` that still carries the total.
+ * Items are single events and the stored occurrences of series (docs/recurrence.md): an
+ * occurrence's row is its series' row plus `occurrence_key` and its own `occurrence_*` times.
  * Pure: builds, never runs.
  */
 export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { limit: number; offset: number }, known?: KnownCount) {
-  const base = eventListQuery(db, f)
-  const count = base.select(sql<number>`count(*)::int`.as('n'))
-  const paged = <Q extends Parameters<typeof orderEventList>[0]>(q: Q) => orderEventList(q, f).limit(pageBound(page.limit)).offset(pageBound(page.offset)) as Q
-  // Past the first page, or through a term or organizer filter, the page's ids come first, then its
-  // rows: the list index covers the ordering and the date bounds, so the rows skipped are read from
-  // the index alone, and only the page's own rows from the table (page 100 of a category: 67 ms →
-  // 34). A first page reads few rows anyway, and the join cost PGlite's unprepared list 12 %.
-  const skipsRows = page.offset > 0 || linkFilters(f).some((ids) => ids !== undefined)
+  const counted = (source: ListSource) => listItemsQuery(db, f, source).select(sql<number>`count(*)::int`.as('n'))
+  const count = db.selectNoFrom(sql<number>`(${counted('events')}) + (${counted('occurrences')})`.as('n'))
+  // Each half's first offset + limit items, in list order, then merged: the page's keys come
+  // first, read from the list indexes alone (the rows skipped are never read from the tables), and
+  // only the page's own rows are joined. Both halves page together, so `total` is exact and paging
+  // never skips or repeats an item.
+  const head = page.offset + page.limit
+  const merged = (db as Kysely<any>)
+    .selectFrom(headKeys(db, f, 'events', head).as('p'))
+    .selectAll()
+    .unionAll((db as Kysely<any>).selectFrom(headKeys(db, f, 'occurrences', head).as('q')).selectAll())
+  const pageOrder = f.include !== undefined ? ['list_date', 'id'] : ['list_start', 'list_date', 'id']
+  const keys = (w: QueryCreator<any>) =>
+    pageOrder
+      .reduce((q, col) => q.orderBy(col), w.selectFrom(merged.as('u')).selectAll())
+      .orderBy(sql`occurrence_key nulls first`)
+      .limit(pageBound(page.limit))
+      .offset(pageBound(page.offset))
   // `c` comes first so that the known snapshot and total stay the first two parameters
   // (`knownTotalStatement` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.
-  const statement = orderEventList(
-    db
-      .with('c', () => db.selectNoFrom(knownTotalColumns(known, count, countDependsOn(f))))
-      .with('page', (w) =>
-        skipsRows ? w.selectFrom(paged(base.select('e.id')).as('ids')).innerJoin('events as e', 'e.id', 'ids.id').selectAll('e') : paged(base.selectAll('e')),
-      )
-      .selectFrom('c')
-      .leftJoin('page as e', (join) => join.onTrue())
-      .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
-      .selectAll('e')
-      .select(['c.total', 'c.snapshot', ...RELATION_COLUMNS]),
-    f,
-  )
+  const statement = pageOrder
+    .reduce(
+      (q, col) => q.orderBy(`k.${col}`),
+      (db as Kysely<any>)
+        .with('c', () => db.selectNoFrom(knownTotalColumns(known, count, countDependsOn(f))))
+        .with('page', keys)
+        .selectFrom('c')
+        .leftJoin('page as k', (join) => join.onTrue())
+        .leftJoin('events as e', 'e.id', 'k.id')
+        .leftJoin('event_occurrences as eo', (join) => join.onRef('eo.series_id', '=', 'k.id').onRef('eo.occurrence_key', '=', 'k.occurrence_key'))
+        .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
+        .selectAll('e')
+        .select(['c.total', 'c.snapshot', ...RELATION_COLUMNS, 'k.occurrence_key'])
+        .select(['eo.start_local as occurrence_start_local', 'eo.end_local as occurrence_end_local'])
+        .select(['eo.start_utc as occurrence_start_utc', 'eo.end_utc as occurrence_end_utc']),
+    )
+    .orderBy(sql`k.occurrence_key nulls first`)
   return searchWithinRelation(f) ? statement.modifyEnd(sql.raw(PLAN_EACH_TIME)) : statement
 }
 
@@ -205,7 +290,8 @@ function searchWithinRelation(f: EventListFilters): boolean {
  * event's cost) shows in the next page without a recount.
  */
 export function countDependsOn(f: EventListFilters): ChangeKind[] {
-  const kinds: ChangeKind[] = ['events']
+  // Occurrences count too: a series write, or the horizon moving, changes them.
+  const kinds: ChangeKind[] = ['events', 'event_occurrences']
   if (f.search !== undefined && f.search.length > 0) kinds.push('events.search')
   if (f.categoryIds !== undefined || f.tagIds !== undefined) kinds.push('event_terms')
   if (f.organizerIds !== undefined) kinds.push('event_organizers')

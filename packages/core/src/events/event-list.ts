@@ -12,7 +12,9 @@ import { eventListArgs } from './event.args.js'
 import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
-import { serializeEvent, type EventRow } from './event.serializer.js'
+import { serializeEvent, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
+import { coverWindow, earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
+import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
 import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from '../sync/event-sync.js'
 import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
@@ -20,7 +22,7 @@ import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
 
 /** A row of the list statement: an event (or, on an empty page, only nulls) plus the total. */
-type PageRow = EventRow & KnownCount
+type PageRow = EventRow & KnownCount & OccurrenceColumns
 
 /**
  * Ids among `ids` that exist in `table`; throws 400 on `param` when one does not, or when the
@@ -98,6 +100,8 @@ export function eventListOperation(variant: VariantConfig) {
     async run({ input, filters, sync }, ctx) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
       if (sync) return syncPage(ctx, sync, p.perPage, eventSyncSource(ctx, filters))
+      const window = utcWindow(filters.bounds, filters.frame)
+      if (window) await coverWindow(ctx.db, window.from, window.to)
       // One statement: the page and its total; the total is recounted only when the calendar changed.
       const totals = knownTotalsOf(ctx.db)
       const key = JSON.stringify(filters)
@@ -112,9 +116,23 @@ export function eventListOperation(variant: VariantConfig) {
       }
       const rows = found[0]!.id === null ? [] : found
       const urls = listUrls(`${ctx.urls.rest}/events`, ctx.raw.query, p, pages)
-      const body = postListBody('events', rows.map((row) => serializeEvent(row, ctx, { list: true })), urls, total, pages)
+      const body = postListBody('events', rows.map((row) => (row.occurrence_key === null ? serializeEvent(row, ctx, { list: true }) : serializeOccurrence(row, ctx, { list: true }))), urls, total, pages)
       return { body, headers: listHeaders(total, pages) }
     },
   })
 }
 
+
+/**
+ * The UTC instants a list window's starts can lie between, whatever the events' zones; `undefined`
+ * when it has no upper bound (then open-ended series show up to the stored horizon only).
+ */
+function utcWindow(b: DateBounds, frame: EventListFilters['frame']): { from: string | undefined; to: string } | undefined {
+  // An end bound also bounds the start, by at most two days (event-list-query.ts START_AFTER_END_AT_MOST).
+  const uppers = [b.startLt, b.endLte && shiftWall(b.endLte, 2), b.endLt && shiftWall(b.endLt, 2)].filter((w): w is string => w !== undefined)
+  if (uppers.length === 0) return undefined
+  const upper = uppers.reduce((a, w) => (w < a ? w : a))
+  const lower = b.startGte ?? b.startGt
+  if (frame === 'utc') return { from: lower, to: upper }
+  return { from: lower && earliestUtcOf(lower), to: latestUtcOf(upper) }
+}

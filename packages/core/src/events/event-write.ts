@@ -15,6 +15,7 @@ import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
 import { parseRecurrence } from '../recurrence/recurrence.js'
+import { materialiseSeries } from '../recurrence/occurrences.js'
 import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
@@ -202,5 +203,22 @@ export async function applyEventWrite(
     const items = plan[taxonomy.plural]
     if (items !== undefined) await setEventTerms(trx, id, taxonomy, await resolveTermsForWrite(trx, taxonomy, items, language))
   }
+  if (changesOccurrences(plan.columns, existing)) await materialiseSeries(trx, id, ctx.now)
   return id
+}
+
+/**
+ * Whether a write changes when a series occurs (or makes a series or a single event of it), so its
+ * stored occurrences are written anew. Its other list columns follow by migration 0012's trigger.
+ */
+function changesOccurrences(cols: Record<string, unknown>, existing: EventRow | undefined): boolean {
+  if ('recurrence' in cols) return true
+  if (!existing?.recurrence || existing.recurrence.length === 0) return false
+  const stored: Record<string, unknown> = {
+    start_local: wallFromDb(existing.start_local),
+    end_local: wallFromDb(existing.end_local),
+    timezone: existing.timezone,
+    all_day: existing.all_day,
+  }
+  return Object.keys(stored).some((k) => k in cols && cols[k] !== stored[k])
 }

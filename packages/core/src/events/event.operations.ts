@@ -13,7 +13,8 @@ import { utcWall } from '../shared/post-fields.js'
 import { locatePost } from '../shared/locate.js'
 import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
-import { serializeEvent, type EventRow } from './event.serializer.js'
+import { serializeEvent, serializeOccurrence, type EventRow } from './event.serializer.js'
+import { occurrenceAt } from '../recurrence/occurrences.js'
 import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
 
 /** How a by-id or by-slug route names its event. */
@@ -81,11 +82,53 @@ export function eventReadOperation(locator: Locator, variant: VariantConfig) {
     },
     async run({ id, row, password }, ctx) {
       if (!row) return notAnEvent(ctx, id)
-      if (row.status === 'trash') throw new CalendarError('EVENT_NO_LONGER_AVAILABLE', 'This event is no longer available')
-      if (!canReadItem(ctx.principal, row)) throw new CalendarError('EVENT_NOT_ACCESSIBLE', 'The requested event is not accessible')
-      const editable = canEditItem(ctx.principal, row)
-      if (row.password && !editable) checkPassword(ctx, row.id, row.password, password)
+      checkReadable(ctx, row, password)
       return { body: serializeEvent(row, ctx, { single: true, unlocked: true }) }
+    },
+  })
+}
+
+/** Whether the caller may read `row` (trash, status, password), throwing the single read's answer when not. */
+function checkReadable(ctx: CallContext, row: EventRow, password: unknown): void {
+  if (row.status === 'trash') throw new CalendarError('EVENT_NO_LONGER_AVAILABLE', 'This event is no longer available')
+  if (!canReadItem(ctx.principal, row)) throw new CalendarError('EVENT_NOT_ACCESSIBLE', 'The requested event is not accessible')
+  if (row.password && !canEditItem(ctx.principal, row)) checkPassword(ctx, row.id, row.password, password)
+}
+
+/**
+ * `GET /events/{id}/occurrences/{key}`: one occurrence of a series, with the series' permissions
+ * and visibility; a key that is no occurrence of the series (or an event that is no series) is
+ * `404 rest-event-occurrence-not-found` (docs/recurrence.md).
+ */
+export function eventOccurrenceReadOperation(variant: VariantConfig) {
+  return defineOperation({
+    args: {
+      id: idArg,
+      key: args.shortText(20, { required: true, description: 'Occurrence key: its original start in UTC (20270105T090000Z), or its date (20270105) in an all-day series.' }),
+      ...(variant.passwordParam ? { password: passwordArg } : {}),
+    },
+    async prepare(input, ctx) {
+      return { ...(await locate(ctx, { id: input.id as number })), key: input.key as string, password: input.password }
+    },
+    async run({ id, row, key, password }, ctx) {
+      if (!row) return notAnEvent(ctx, id)
+      checkReadable(ctx, row, password)
+      const stored = await ctx.db
+        .selectFrom('event_occurrences')
+        .select(['occurrence_key', 'start_local', 'end_local', 'start_utc', 'end_utc'])
+        .where('series_id', '=', row.id)
+        .where('occurrence_key', '=', key)
+        .executeTakeFirst()
+      const found = stored ?? occurrenceAt(row, key)
+      if (!found) throw new CalendarError('EVENT_OCCURRENCE_NOT_FOUND', `Event ${row.id} has no occurrence ${key}.`)
+      const occurrence = {
+        occurrence_key: found.occurrence_key,
+        occurrence_start_local: found.start_local,
+        occurrence_end_local: found.end_local,
+        occurrence_start_utc: found.start_utc,
+        occurrence_end_utc: found.end_utc,
+      }
+      return { body: serializeOccurrence({ ...row, ...occurrence }, ctx, { single: true, unlocked: true }) }
     },
   })
 }

@@ -1,10 +1,13 @@
 import type { VariantConfig } from '../config/variants.js'
 import { postRoutes, type RouteDef } from '../http/routes.js'
+import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import { EventSchema } from '../openapi/wire-schemas.js'
 import { eventListOperation } from './event-list.js'
 import {
   eventByOriginOperation,
   eventCreateOperation,
   eventDeleteOperation,
+  eventOccurrenceReadOperation,
   eventReadOperation,
   eventUpdateOperation,
 } from './event.operations.js'
@@ -20,6 +23,7 @@ export function eventOperations(variant: VariantConfig) {
     updateBySlug: eventUpdateOperation('slug', variant),
     delete: eventDeleteOperation('id', variant),
     deleteBySlug: eventDeleteOperation('slug', variant),
+    getOccurrence: eventOccurrenceReadOperation(variant),
     /** Script API only; no route serves it. */
     getByOrigin: eventByOriginOperation(),
   }
@@ -28,4 +32,31 @@ export function eventOperations(variant: VariantConfig) {
 /** Event routes in registration order (CONTRACT 14.1). */
 export function eventRoutes(ops: ReturnType<typeof eventOperations>, ns: string): RouteDef[] {
   return postRoutes(`${ns}/events`, ops, 'events')
+}
+
+const OCCURRENCE_DOC: EndpointDoc = {
+  operationId: 'getEventOccurrence',
+  summary: 'One occurrence of a recurring event',
+  description:
+    'Extension (issue 19): the occurrence of series `id` whose key is `key` (its original start in UTC, `20270105T090000Z`, or its date, ' +
+    '`20270105`, in an all-day series), as the event list shows it. Readable exactly when the series is (same errors); a key that is ' +
+    'no occurrence of the series, or an event that is no series, is `rest-event-occurrence-not-found`.',
+  tags: ['Events'],
+  access: 'public',
+  errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_NO_LONGER_AVAILABLE', 'EVENT_NOT_ACCESSIBLE', 'EVENT_PASSWORD_PROTECTED', 'TOO_MANY_REQUESTS', 'EVENT_OCCURRENCE_NOT_FOUND'],
+  success: { status: 200, description: 'The occurrence.', schema: EventSchema },
+}
+
+/**
+ * The occurrence route (issue 19), after the contract's routes so that their registration order
+ * (CONTRACT 14.1) stays a prefix of the table. No earlier pattern matches it.
+ */
+export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: string): RouteDef[] {
+  return [
+    {
+      pattern: `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)`,
+      path: `${ns}/events/:id/occurrences/:key`,
+      endpoints: [{ methods: ['GET'], operation: ops.getOccurrence, doc: OCCURRENCE_DOC }],
+    },
+  ]
 }

@@ -135,6 +135,43 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   return event
 }
 
+/** The columns a list row of an occurrence adds to its series' row (all null for a single event). */
+export interface OccurrenceColumns {
+  occurrence_key: string | null
+  occurrence_start_local: string | null
+  occurrence_end_local: string | null
+  occurrence_start_utc: string | null
+  occurrence_end_utc: string | null
+}
+
+/** The original start of an occurrence, from its key, as a wall clock in the series' zone. */
+function originalStart(key: string, row: EventRow): string {
+  const date = `${key.slice(0, 4)}-${key.slice(4, 6)}-${key.slice(6, 8)}`
+  if (key.length === 8) return `${date} 00:00:00`
+  return utcToWall(`${date} ${key.slice(9, 11)}:${key.slice(11, 13)}:${key.slice(13, 15)}`, row.timezone)
+}
+
+/**
+ * An occurrence of a series as an event item (docs/recurrence.md): the series' fields with the
+ * occurrence's own start and end, `id` the series id, plus `occurrence` (its key), `series_id` and
+ * `original_start_date`; `rest_url` reads this occurrence. The series' `recurrence` stays with the
+ * series.
+ */
+export function serializeOccurrence(row: EventRow & OccurrenceColumns, ctx: CallContext, view: EventView = {}): Record<string, unknown> {
+  const key = row.occurrence_key!
+  const timed: EventRow = {
+    ...row,
+    start_local: row.occurrence_start_local!,
+    end_local: row.occurrence_end_local!,
+    start_utc: row.occurrence_start_utc!,
+    end_utc: row.occurrence_end_utc!,
+    recurrence: null,
+  }
+  const { id, ...rest } = serializeEvent(timed, ctx, view)
+  rest.rest_url = `${ctx.urls.rest}/events/${row.id}/occurrences/${key}`
+  return { id, occurrence: key, series_id: row.id, original_start_date: originalStart(key, row), ...rest }
+}
+
 /** Fields a list hides for password-protected events (CONTRACT 9.3). */
 function blankProtected(event: Record<string, unknown>): void {
   Object.assign(event, {

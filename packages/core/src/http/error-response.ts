@@ -18,6 +18,7 @@ const ERRORS = {
   VENUE_ARCHIVE_PAGE_NOT_FOUND: { status: 404, code: 'venue-archive-page-not-found' },
   ORGANIZER_ARCHIVE_PAGE_NOT_FOUND: { status: 404, code: 'organizer-archive-page-not-found' },
   EVENT_NOT_FOUND: { status: 404, code: 'rest-event-not-found' },
+  EVENT_OCCURRENCE_NOT_FOUND: { status: 404, code: 'rest-event-occurrence-not-found' },
   INVALID_EVENT_ID: { status: 400, code: 'rest-invalid-event-id' },
   EVENT_NO_LONGER_AVAILABLE: { status: 403, code: 'event-no-longer-available' },
   EVENT_NOT_ACCESSIBLE: { status: 403, code: 'event-not-accessible' },

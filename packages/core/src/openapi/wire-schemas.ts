@@ -179,7 +179,13 @@ export const EventSchema = z
     recurrence: z
       .array(z.string())
       .optional()
-      .meta({ description: 'Extension: the RFC 5545 recurrence lines of a series (RRULE, RDATE, EXDATE); absent for single events.' }),
+      .meta({ description: 'Extension: the RFC 5545 recurrence lines of a series (RRULE, RDATE, EXDATE); absent for single events and occurrences.' }),
+    occurrence: z
+      .string()
+      .optional()
+      .meta({ description: 'Extension, occurrences of a series only: the occurrence key, its original start in UTC (20270105T090000Z) or its date (20270105) in an all-day series.' }),
+    series_id: z.int().optional().meta({ description: 'Extension, occurrences only: the series (equal to `id`).' }),
+    original_start_date: dt.optional().meta({ description: 'Extension, occurrences only: where the rule placed the occurrence, in the event\'s zone.' }),
     json_ld: jsonLd.optional(),
   })
   .meta({ id: 'Event' })

@@ -8,6 +8,7 @@ import { idempotencyKeys } from './0006-idempotency-keys.js'
 import { changeLog } from './0007-change-log.js'
 import { eventRevision } from './0010-event-revision.js'
 import { rowChanges } from './0011-row-changes.js'
+import { eventOccurrences } from './0012-event-occurrences.js'
 import { feedKeys } from './0013-feed-keys.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
@@ -23,5 +24,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-change-log': changeLog,
   '0010-event-revision': eventRevision,
   '0011-row-changes': rowChanges,
+  '0012-event-occurrences': eventOccurrences,
   '0013-feed-keys': feedKeys,
 }

@@ -1,0 +1,298 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { DB } from '../db/generated.js'
+import { wallFromDb } from '../shared/post-fields.js'
+import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
+import { expandRecurrence } from './recurrence.js'
+
+// The stored occurrences of series (docs/recurrence.md, migration 0012): what is written with a
+// series, the horizon open-ended series are stored up to, and the job and the lazy step that move
+// it. Bounded series (COUNT, UNTIL, RDATEs only: at most 1,000 occurrences) are always stored whole.
+
+type Db = Kysely<DB> | Transaction<DB>
+
+/** How far past now open-ended series are stored (past the list's default window of 24 months). */
+export const HORIZON_MONTHS = 36
+/** Most occurrences stored for one series within the horizon (an open-ended daily series started decades ago). */
+export const MAX_STORED_OCCURRENCES = 10_000
+/** Most UTC years past the horizon one list request stores for open-ended series. */
+export const MAX_LAZY_YEARS = 4
+/** How often a running calendar moves the horizon. */
+const EXTEND_EVERY_MS = 24 * 3600 * 1000
+/** Rows per insert statement (14 parameters a row, well below PostgreSQL's 65,535). */
+const ROWS_PER_INSERT = 2000
+
+/** What materialising needs of a series row. */
+export interface SeriesRow {
+  id: number
+  recurrence: string[] | null
+  start_local: string
+  end_local: string
+  start_utc: string
+  timezone: string
+  all_day: boolean
+  status: string
+  language: string
+  featured: boolean
+  hide_from_listings: boolean
+  venue_id: number | null
+  date_utc: string
+  author_id: number | null
+}
+
+const SERIES_COLUMNS = [
+  'id', 'recurrence', 'start_local', 'end_local', 'start_utc', 'timezone', 'all_day', 'status', 'language', 'featured',
+  'hide_from_listings', 'venue_id', 'date_utc', 'author_id',
+] as const
+
+/** Stored horizon: open-ended series are stored up to `until` (UTC) and in the UTC `years` past it. */
+export interface Horizon {
+  until: WallTime | null
+  years: number[]
+}
+
+/**
+ * The key of an occurrence: its original start in UTC as an RFC 5545 DATE-TIME (`20270105T090000Z`,
+ * the RECURRENCE-ID), or its date (`20270105`) for an all-day series. Stable for the life of the series.
+ */
+export function occurrenceKey(startUtc: WallTime, startLocal: WallTime, allDay: boolean): string {
+  if (allDay) return startLocal.slice(0, 10).replace(/-/g, '')
+  return `${startUtc.slice(0, 10).replace(/-/g, '')}T${startUtc.slice(11, 19).replace(/:/g, '')}Z`
+}
+
+const KEY_RE = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z)?$/
+
+/** Whether `text` has the form of an occurrence key. */
+export function isOccurrenceKey(text: string): boolean {
+  return KEY_RE.test(text)
+}
+
+/** Whether a series' lines run without end: an RRULE without COUNT or UNTIL. */
+export function isOpenEnded(lines: readonly string[]): boolean {
+  return lines.some((l) => l.startsWith('RRULE:') && !/(^|[:;])(COUNT|UNTIL)=/.test(l))
+}
+
+/** The horizon a calendar keeps at `now`: now + `HORIZON_MONTHS`, in UTC. */
+export function targetHorizon(now: Date): WallTime {
+  return addMonthsToWall(nowUtcWall(now), HORIZON_MONTHS)
+}
+
+const yearStart = (year: number) => new Date(`${String(year).padStart(4, '0')}-01-01T00:00:00Z`)
+const yearEnd = (year: number) => (year >= 9999 ? new Date('9999-12-31T23:59:59Z') : new Date(yearStart(year + 1).getTime() - 1000))
+const asDate = (utc: WallTime) => new Date(`${utc.replace(' ', 'T')}Z`)
+
+/** The occurrence rows of `series` starting between two UTC instants (inclusive). */
+function occurrenceRows(series: SeriesRow, from: Date, to: Date, limit = MAX_STORED_OCCURRENCES) {
+  const startLocal = wallFromDb(series.start_local)
+  const lengthMs = utcWallToEpochMs(wallFromDb(series.end_local)) - utcWallToEpochMs(startLocal)
+  const found = expandRecurrence(series.recurrence!, { wall: startLocal, zone: series.timezone, allDay: series.all_day }, from, to, limit)
+  const rows = []
+  for (const o of found) {
+    // The series' length on the wall clock: a 10:00-12:00 series stays 10:00-12:00 across DST.
+    const endLocal = epochMsToUtcWall(utcWallToEpochMs(o.wall) + lengthMs)
+    const startUtc = storableWall(() => wallToUtc(o.wall, series.timezone))
+    const endUtc = storableWall(() => wallToUtc(endLocal, series.timezone))
+    if (startUtc === null || endUtc === null || !storableWall(() => endLocal)) continue
+    rows.push({
+      series_id: series.id,
+      occurrence_key: occurrenceKey(startUtc, o.wall, series.all_day),
+      start_local: o.wall,
+      end_local: endLocal,
+      start_utc: startUtc,
+      end_utc: endUtc,
+      status: series.status,
+      language: series.language,
+      featured: series.featured,
+      hide_from_listings: series.hide_from_listings,
+      venue_id: series.venue_id,
+      date_utc: wallFromDb(series.date_utc),
+      author_id: series.author_id,
+    })
+  }
+  return rows
+}
+
+/**
+ * The occurrence of `series` whose key is `key`, computed from the rule (stored or not: an
+ * open-ended series has occurrences past the horizon); `undefined` when the series has none there.
+ */
+export function occurrenceAt(series: SeriesRow, key: string) {
+  const m = KEY_RE.exec(key)
+  if (!m || !series.recurrence || series.recurrence.length === 0 || series.all_day !== (m[4] === undefined)) return undefined
+  const utc = `${m[1]}-${m[2]}-${m[3]} ${m[4] ?? '00'}:${m[5] ?? '00'}:${m[6] ?? '00'}`
+  if (!storableWall(() => utc)) return undefined
+  const at = asDate(utc)
+  // All-day keys are dates of the series' own calendar: look a day around and match the key.
+  const margin = series.all_day ? 2 * 86_400_000 : 0
+  return occurrenceRows(series, new Date(at.getTime() - margin), new Date(at.getTime() + margin), 5).find((r) => r.occurrence_key === key)
+}
+
+/** Every stored occurrence of `series` under `horizon`: all of a bounded series, else up to the horizon and in its years. */
+function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number[]) {
+  const first = asDate(wallFromDb(series.start_utc))
+  // One day early: an all-day or `UTC±h` series is generated on a UTC clock (expandRecurrence filters exactly).
+  const from = new Date(first.getTime() - 86_400_000)
+  if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series, from, yearEnd(9999))
+  const until = asDate(horizon)
+  const rows = occurrenceRows(series, from, until)
+  for (const year of years) {
+    if (yearEnd(year) <= until) continue
+    rows.push(...occurrenceRows(series, new Date(Math.max(yearStart(year).getTime(), until.getTime() + 1000)), yearEnd(year)))
+  }
+  return rows
+}
+
+async function insertRows(db: Db, rows: readonly ReturnType<typeof occurrenceRows>[number][]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    // An overridden occurrence (an exception) keeps its row; extending twice writes nothing twice.
+    await db
+      .insertInto('event_occurrences')
+      .values(rows.slice(i, i + ROWS_PER_INSERT) as any)
+      .onConflict((oc) => oc.columns(['series_id', 'occurrence_key']).doNothing())
+      .execute()
+  }
+}
+
+/**
+ * Reads the stored horizon; `lock` takes the row for share, so that a series write and the job
+ * that moves the horizon do not interleave (the job takes it for update).
+ */
+async function readHorizon(db: Db, lock: 'share' | 'update' | undefined): Promise<Horizon> {
+  const row = await sql<{ until: string | null; years: number[] | null }>`
+    select h.until, (select array_agg(y.year order by y.year) from event_occurrence_years y) as years
+      from event_occurrence_horizon h ${sql.raw(lock ? `for ${lock} of h` : '')}`.execute(db)
+  const head = row.rows[0]
+  return { until: head?.until ? wallFromDb(head.until) : null, years: head?.years ?? [] }
+}
+
+/**
+ * Stores the occurrences of event `id` anew, in the caller's transaction: after a write that
+ * created the series or changed its start, end, zone, all-day flag or rule, or made it a single
+ * event (then it has none). Overridden occurrences are kept. The series' other list columns are
+ * kept equal by the trigger of migration 0012.
+ */
+export async function materialiseSeries(trx: Transaction<DB>, id: number, now: Date): Promise<void> {
+  const series = (await trx.selectFrom('events').select([...SERIES_COLUMNS]).where('id', '=', id).executeTakeFirst()) as SeriesRow | undefined
+  await trx.deleteFrom('event_occurrences').where('series_id', '=', id).where('overridden', '=', false).execute()
+  if (!series?.recurrence || series.recurrence.length === 0) return
+  const stored = await readHorizon(trx, 'share')
+  const target = targetHorizon(now)
+  const horizon = stored.until !== null && stored.until > target ? stored.until : target
+  await insertRows(trx, storedRows(series, horizon, stored.years))
+}
+
+async function seriesRows(db: Db, openEndedOnly: boolean): Promise<SeriesRow[]> {
+  const rows = (await db.selectFrom('events').select([...SERIES_COLUMNS]).where('recurrence', 'is not', null).execute()) as SeriesRow[]
+  return rows.filter((r) => r.recurrence && r.recurrence.length > 0 && (!openEndedOnly || isOpenEnded(r.recurrence)))
+}
+
+/**
+ * Moves the horizon to now + `HORIZON_MONTHS`, storing the open-ended series' occurrences up to
+ * it. The first run after migration 0012 stores every series whole. One transaction, holding the
+ * horizon row, so concurrent runs and series writes wait for each other.
+ */
+export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void> {
+  const target = targetHorizon(now)
+  const known = cached(db)
+  if (known?.until && known.until >= target) return
+  const horizon = await db.transaction().execute(async (trx) => {
+    const stored = await readHorizon(trx, 'update')
+    if (stored.until !== null && stored.until >= target) return stored
+    if (stored.until === null) {
+      for (const series of await seriesRows(trx, false)) {
+        await trx.deleteFrom('event_occurrences').where('series_id', '=', series.id).where('overridden', '=', false).execute()
+        await insertRows(trx, storedRows(series, target, stored.years))
+      }
+    } else {
+      const from = new Date(asDate(stored.until).getTime() + 1000)
+      const rows = (await seriesRows(trx, true)).flatMap((series) => occurrenceRows(series, from, asDate(target)))
+      await insertRows(trx, rows)
+    }
+    await trx.updateTable('event_occurrence_horizon').set({ until: target }).execute()
+    return { until: target, years: stored.years }
+  })
+  remember(db, horizon)
+}
+
+/**
+ * Makes sure the occurrences of open-ended series are stored for a list window reaching up to
+ * `windowEndUtc` (from `windowStartUtc`, when it has a lower bound): the UTC years of the window past
+ * the horizon, at most `MAX_LAZY_YEARS` of them (the earliest), each stored once for all open-ended
+ * series and then by every series write. No statement when the horizon known in this process
+ * already covers the window.
+ */
+export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | undefined, windowEndUtc: WallTime): Promise<void> {
+  await firstRuns.get(db)
+  let known = cached(db)
+  if (known?.until && known.until >= windowEndUtc) return
+  if (!known || known.until === null) {
+    known = await readHorizon(db, undefined)
+    remember(db, known)
+  }
+  if (known.until === null || known.until >= windowEndUtc) return
+  const firstYear = Number((windowStartUtc && windowStartUtc > known.until ? windowStartUtc : known.until).slice(0, 4))
+  const lastYear = Math.min(Number(windowEndUtc.slice(0, 4)), firstYear + MAX_LAZY_YEARS - 1)
+  const wanted: number[] = []
+  for (let y = firstYear; y <= lastYear; y++) if (!known.years.includes(y)) wanted.push(y)
+  if (wanted.length === 0) return
+  const stored = await db.transaction().execute(async (trx) => {
+    const stored = await readHorizon(trx, 'update')
+    const missing = wanted.filter((y) => !stored.years.includes(y))
+    if (missing.length === 0) return stored
+    const until = stored.until ?? targetHorizon(new Date())
+    const series = await seriesRows(trx, true)
+    for (const year of missing) {
+      const from = new Date(Math.max(yearStart(year).getTime(), asDate(until).getTime() + 1000))
+      await insertRows(trx, series.flatMap((s) => occurrenceRows(s, from, yearEnd(year))))
+    }
+    await trx.insertInto('event_occurrence_years').values(missing.map((year) => ({ year }))).execute()
+    return { until: stored.until, years: [...stored.years, ...missing].sort((a, b) => a - b) }
+  })
+  horizons.set(db, stored)
+}
+
+// The horizon last seen per calendar database (Kysely instance). It only grows, so a stale value
+// costs one statement, never a wrong list.
+const horizons = new WeakMap<object, Horizon>()
+const firstRuns = new WeakMap<object, Promise<void>>()
+
+function remember(db: Kysely<DB>, horizon: Horizon): void {
+  const known = horizons.get(db)
+  if (known?.until && horizon.until && known.until > horizon.until) return
+  horizons.set(db, horizon)
+}
+
+function cached(db: Kysely<DB>): Horizon | undefined {
+  return horizons.get(db)
+}
+
+/**
+ * Moves the horizon on start and then daily while the calendar runs; returns the function that
+ * stops it. A failed run (database away) is retried at the next day; lists past the stored horizon
+ * meanwhile store their own years.
+ */
+export function keepExtending(db: Kysely<DB>, now: () => Date): { stop: () => void; started: Promise<void> } {
+  const run = () => extendOccurrences(db, now()).catch(() => {})
+  const started = run()
+  firstRuns.set(db, started)
+  const timer = setInterval(run, EXTEND_EVERY_MS)
+  timer.unref?.()
+  return { stop: () => clearInterval(timer), started }
+}
+
+/** `wall` moved by `days`, kept within the stored years. */
+export function shiftWall(wall: WallTime, days: number): WallTime {
+  const ms = utcWallToEpochMs(wall) + days * 86_400_000
+  if (ms >= utcWallToEpochMs(MAX_WALL)) return MAX_WALL
+  if (ms <= utcWallToEpochMs(MIN_WALL)) return MIN_WALL
+  return epochMsToUtcWall(ms)
+}
+
+/** The UTC instant a wall clock of any zone can at most stand for (zones lie within UTC±14 h). */
+export function latestUtcOf(wall: WallTime): WallTime {
+  return shiftWall(wall, 1)
+}
+
+/** The UTC instant a wall clock of any zone can at least stand for. */
+export function earliestUtcOf(wall: WallTime): WallTime {
+  return shiftWall(wall, -1)
+}
