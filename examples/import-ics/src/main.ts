@@ -59,7 +59,8 @@ try {
     calendar.venues.list({ per_page: 1 }),
     calendar.organizers.list({ per_page: 1 }),
   ])
-  console.log(`calendar now holds ${events.total} events, ${venues.total} venues, ${organizers.total} organizers`)
+  // The event list shows each occurrence of a series as an item (docs/recurrence.md).
+  console.log(`calendar now lists ${events.total} events (a series once per occurrence), ${venues.total} venues, ${organizers.total} organizers`)
 } catch (err) {
   if (started) bar.stop()
   console.error(err instanceof Error ? err.message : err)

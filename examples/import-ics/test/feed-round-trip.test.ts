@@ -55,6 +55,8 @@ describe('a feed read back by the ICS importer', () => {
     })
     await source.events.create({ title: 'Members only', start_date: '2027-06-02 12:00:00', end_date: '2027-06-02 13:00:00', status: 'private' })
     const expected = await listed(source)
+    // The list shows each occurrence of the series; the feed writes the series once.
+    const events = new Set((await source.events.list(WINDOW)).events.map((e) => e.id)).size
     const feed = await source.events.feed({ start_date: WINDOW.start_date, end_date: WINDOW.end_date, status: 'publish,private' })
     await source.close()
 
@@ -62,10 +64,10 @@ describe('a feed read back by the ICS importer', () => {
     try {
       expect(await listed(target)).toEqual([])
       const summary = await importIcs(target, feed)
-      expect(summary).toMatchObject({ vevents: expected.length, created: expected.length, warnings: [] })
+      expect(summary).toMatchObject({ vevents: events, created: events, warnings: [] })
       expect(await listed(target)).toEqual(expected)
       // A second run finds every event again by its UID.
-      expect(await importIcs(target, feed)).toMatchObject({ created: 0, updated: expected.length })
+      expect(await importIcs(target, feed)).toMatchObject({ created: 0, updated: events })
     } finally {
       await target.close()
     }

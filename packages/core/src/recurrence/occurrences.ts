@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { wallFromDb } from '../shared/post-fields.js'
 import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
@@ -157,11 +157,11 @@ async function insertRows(db: Db, rows: readonly ReturnType<typeof occurrenceRow
  * that moves the horizon do not interleave (the job takes it for update).
  */
 async function readHorizon(db: Db, lock: 'share' | 'update' | undefined): Promise<Horizon> {
-  const row = await sql<{ until: string | null; years: number[] | null }>`
-    select h.until, (select array_agg(y.year order by y.year) from event_occurrence_years y) as years
-      from event_occurrence_horizon h ${sql.raw(lock ? `for ${lock} of h` : '')}`.execute(db)
-  const head = row.rows[0]
-  return { until: head?.until ? wallFromDb(head.until) : null, years: head?.years ?? [] }
+  const head = await db.selectFrom('event_occurrence_horizon').select('until').$if(lock === 'share', (q) => q.forShare()).$if(lock === 'update', (q) => q.forUpdate()).executeTakeFirst()
+  // A statement of its own, after the lock: a writer that held it may have added years, which a
+  // subquery of the locking statement would not see (its snapshot predates the wait).
+  const years = await db.selectFrom('event_occurrence_years').select('year').orderBy('year').execute()
+  return { until: head?.until ? wallFromDb(head.until) : null, years: years.map((r) => r.year) }
 }
 
 /**
@@ -244,7 +244,7 @@ export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | und
       const from = new Date(Math.max(yearStart(year).getTime(), asDate(until).getTime() + 1000))
       await insertRows(trx, series.flatMap((s) => occurrenceRows(s, from, yearEnd(year))))
     }
-    await trx.insertInto('event_occurrence_years').values(missing.map((year) => ({ year }))).execute()
+    await trx.insertInto('event_occurrence_years').values(missing.map((year) => ({ year }))).onConflict((oc) => oc.column('year').doNothing()).execute()
     return { until: stored.until, years: [...stored.years, ...missing].sort((a, b) => a - b) }
   })
   horizons.set(db, stored)
