@@ -123,4 +123,39 @@ describe('connection lost during COMMIT (private PostgreSQL)', () => {
     expect(retry.status).toBe(201)
     expect(await count('Aborted')).toBe(1)
   }, 60_000)
+
+  it('a duplicate sent while the first create commits waits on the key row lock, then replays', async () => {
+    await postgres.query(`create or replace function cal_events.test_sleep_at_commit() returns trigger language plpgsql as $$
+      begin perform pg_sleep(1.5); return null; end $$`)
+    await postgres.query(`create constraint trigger test_sleep_at_commit after insert on cal_events.events
+      deferrable initially deferred for each row execute function cal_events.test_sleep_at_commit()`)
+    try {
+      const first = post({ title: 'Slow commit' }, 'slow-commit')
+      // The first holds its claim (uncommitted) while it sleeps at COMMIT.
+      await waitFor(`select 1 from pg_stat_activity where wait_event = 'PgSleep'`)
+      const second = post({ title: 'Slow commit' }, 'slow-commit')
+      // The duplicate blocks on the first transaction (its claim's row), not on a timer.
+      const waiting = await waitFor(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'transactionid' and query like '%cal_idempotency_keys%'`,
+      )
+      expect(waiting).toBe(true)
+      const [a, b] = await Promise.all([first, second])
+      expect(a.status).toBe(201)
+      expect(b.status).toBe(201)
+      expect(b.body).toEqual(a.body)
+      expect(await count('Slow commit')).toBe(1)
+    } finally {
+      await postgres.query('drop trigger if exists test_sleep_at_commit on cal_events.events')
+    }
+  }, 60_000)
+
+  /** Polls a query on the private server until it returns a row (true) or 10 s pass (false). */
+  async function waitFor(query: string): Promise<boolean> {
+    const deadline = Date.now() + 10_000
+    while (Date.now() < deadline) {
+      if ((await postgres.query(query)).length > 0) return true
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    return false
+  }
 })
