@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bareHttpCeiling, captureListSql, captureResponse, sqlCeiling } from './ceilings.js'
 import { dropDatabase } from './db.js'
+import { feedScenario } from './feed.js'
 import { measure, type LoadResult } from './load.js'
 import { machine, parseOptions, type BenchOptions } from './options.js'
 import { preparePglite, preparePostgres } from './prepare.js'
@@ -123,7 +124,9 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   console.log(report.seedLine(o.events, db.migrate, db.timings))
   const server = await startCalendarServer(db.url)
   const all = allScenarios(db.targets)
-  const chosen = selected(all, o.scenarios)
+  // The feed is no load scenario (one long response at a time): measured on its own below.
+  const wantFeed = !o.scenarios || o.scenarios.includes('feed')
+  const chosen = selected(all, o.scenarios?.filter((n) => n !== 'feed'))
   const reads = chosen.filter((s) => s.spec.method !== 'POST')
   const writes = chosen.filter((s) => s.spec.method === 'POST')
   try {
@@ -132,6 +135,11 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     const captured = await captureResponse(server, '/events')
     const scenarioResults = await runScenarios(server, db.targets, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
     results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
+    if (wantFeed) {
+      console.log(`\nfeed: ${db.targets.feed.start} to ${db.targets.feed.end}, one download at a time, ${o.rounds} round(s)`)
+      results.postgres.feed = await feedScenario(server, db.targets.feed, o.rounds)
+      console.log(report.feedLines(results.postgres.feed))
+    }
     if (!o.skipSweep) {
       console.log('\nsweep: single requests, one at a time, beyond the scenarios')
       results.postgres.sweep = await sweep(server, sweepPaths(db.targets))

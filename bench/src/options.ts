@@ -38,7 +38,9 @@ const HELP = `Usage: pnpm bench [options]
 
   --events N          events in the main PostgreSQL database (default 1000000; env BENCH_EVENTS)
   --scenarios a,b     only these scenarios (default all; env BENCH_SCENARIOS): list, list-window-category,
-                      search, list-venue, list-uncached, event-id, event-slug, venues, categories, create
+                      search, list-venue, list-uncached, event-id, event-slug, venues, categories, create,
+                      feed (one ~20,000-event iCalendar feed at a time, --rounds times: events/s and the
+                      server's RSS growth)
   --duration S        seconds measured per scenario (default 10; env BENCH_DURATION)
   --warmup S          seconds of warm-up per scenario (default 3; env BENCH_WARMUP)
   --connections N     concurrent connections (default 32; env BENCH_CONNECTIONS)

@@ -1,4 +1,5 @@
 import type { SqlCeiling } from './ceilings.js'
+import type { FeedResult } from './feed.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
 import type { SweepResult } from './sweep.js'
@@ -23,6 +24,8 @@ export interface RunResults {
     sweep?: SweepResult[]
     /** The default list beside writes elsewhere, each paired with a read-only list measured just before. */
     besideWrites?: BesideWrites[]
+    /** One ~20,000-event iCalendar feed at a time (issue 20). */
+    feed?: FeedResult
     ceilings?: {
       bare: LoadResult
       /** The SQL ceiling of the median round. */
@@ -189,10 +192,26 @@ export function targets(r: RunResults): Target[] {
   if (pgRun) {
     const note = pgRun.events === 1_000_000 ? '' : ` (${pgRun.events.toLocaleString('en-US')} events)`
     out.push({ name: `seeding${note}`, goal: '<= 60 s for 1M', value: `${f(pgRun.seed.total)} s`, met: pgRun.events >= 1_000_000 ? pgRun.seed.total <= 60 : undefined })
-    const rss = Math.max(...pgRun.scenarios.map((s) => s.rssPeak))
-    out.push({ name: 'server RSS under load (peak)', goal: '<= 200 MB', value: `${mb(rss)} MB`, met: rss <= 200 * 1024 * 1024 })
+    if (pgRun.feed) {
+      const fr = pgRun.feed
+      const n = fr.rounds[0]!.events
+      out.push({ name: `feed of ${n.toLocaleString('en-US')} events: server RSS growth (first round)`, goal: '< 50 MB', value: `${mb(fr.rssGrowth)} MB`, met: fr.rssGrowth < 50 * 1024 * 1024 })
+      out.push({ name: `feed of ${n.toLocaleString('en-US')} events: output (median of rounds)`, goal: '>= 2,000 events/s', value: `${f(fr.eventsPerSecond, 0)} events/s`, met: fr.eventsPerSecond >= 2000 })
+    }
+    if (pgRun.scenarios.length > 0) {
+      const rss = Math.max(...pgRun.scenarios.map((s) => s.rssPeak))
+      out.push({ name: 'server RSS under load (peak)', goal: '<= 200 MB', value: `${mb(rss)} MB`, met: rss <= 200 * 1024 * 1024 })
+    }
   }
   return out
+}
+
+/** The feed rounds as lines: events, bytes, time, events/s, RSS before and peak. */
+export function feedLines(r: FeedResult, render: (header: string[], rows: string[][]) => string = table): string {
+  return render(
+    ['round', 'events', 'MB', 'first byte ms', 'seconds', 'events/s', 'RSS before MB', 'RSS peak MB', 'growth MB'],
+    r.rounds.map((x, i) => [String(i + 1), String(x.events), f(x.bytes / 1024 / 1024, 1), f(x.firstByteMs, 0), f(x.seconds, 2), f(x.eventsPerSecond, 0), mb(x.rssBefore), mb(x.rssPeak), mb(x.rssPeak - x.rssBefore)]),
+  )
 }
 
 export function targetLines(ts: Target[]): string {
@@ -213,6 +232,7 @@ export function markdown(r: RunResults): string {
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
     parts.push(`Statements per list request by per_page: ${Object.entries(p.statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     if (p.besideWrites) parts.push(`#### Writes beside the default list\n\n${besideWritesTable(p.besideWrites, markdownTable)}`)
+    if (p.feed) parts.push(`#### iCalendar feed, one download at a time\n\n\`${p.feed.path}\`\n\n${feedLines(p.feed, markdownTable)}`)
     if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
     if (p.ceilings) {
       const c = p.ceilings

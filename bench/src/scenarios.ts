@@ -1,4 +1,5 @@
 import type { SqlSession } from './db.js'
+import { feedWindow } from './feed.js'
 import type { LoadSpec } from './load.js'
 import type { SeedLayout } from './seed.js'
 import { ADMIN_TOKEN } from './server.js'
@@ -15,6 +16,8 @@ export interface Targets {
   tagIds: number[]
   /** `YYYY-MM-DD` bounds of the date-window scenario. */
   window: { start: string; end: string }
+  /** `YYYY-MM-DD` bounds of the feed scenario's window (about 20,000 events). */
+  feed: { start: string; end: string }
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10)
@@ -42,6 +45,7 @@ export async function pickTargets(session: SqlSession, layout: SeedLayout): Prom
     categoryIds: [14, 2],
     tagIds: [layout.firstTagId + 5, layout.firstTagId + 17],
     window: { start: day(new Date(now.getTime() + 30 * 86_400_000)), end: day(new Date(now.getTime() + 90 * 86_400_000)) },
+    feed: await feedWindow(session),
   }
 }
 

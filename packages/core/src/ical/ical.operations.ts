@@ -56,9 +56,12 @@ function rollingWindow(raw: Readonly<Record<string, unknown>>): boolean {
   return !(given('start_date') || given('starts_after') || given('ends_after')) || !(given('end_date') || given('starts_before') || given('ends_before'))
 }
 
-/** The feed's parameters: the event list's filters, without paging (a feed is one document). */
+/**
+ * The feed's parameters: the event list's filters, without paging (a feed is one document) and
+ * without the list's sync walk (a calendar app polls with `If-None-Match` instead).
+ */
 export function feedArgs(variant: VariantConfig) {
-  const { page: _page, per_page: _perPage, ...filters } = eventListArgs(variant)
+  const { page: _page, per_page: _perPage, sync: _sync, sync_token: _syncToken, sync_page: _syncPage, ...filters } = eventListArgs(variant)
   return { ...filters, key: keyArg }
 }
 
