@@ -114,6 +114,11 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    */
   getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
   /**
+   * Deletes one occurrence of a series (`DELETE /events/{id}/occurrences/{key}`): adds an EXDATE,
+   * the series stays; answers the series.
+   */
+  deleteOccurrence(id: number, key: string, options?: CallOptions): Promise<EventResource>
+  /**
    * The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as
    * text. A `key` in the query (a feed key) makes the key's user the caller, as over HTTP.
    */
@@ -326,6 +331,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     events: {
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+      deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
       feed: async (query = {}, o) => {
         const { key, ...rest } = query
         return callText(ical.feed, { query: rest }, await keyed(key, o))

@@ -31,7 +31,7 @@ function locatorArgs(locator: Locator, variant: VariantConfig, withPassword: boo
 }
 
 /** Throws the by-id answer for an id that is not an event (CONTRACT 9.1). */
-async function notAnEvent(ctx: CallContext, id: number): Promise<never> {
+export async function notAnEvent(ctx: CallContext, id: number): Promise<never> {
   const type = id > 0 ? await postTypeOf(ctx.db, id) : undefined
   if (type && type !== 'event') throw new CalendarError('INVALID_EVENT_ID', `The ID ${id} is not the ID of an event.`)
   throw new CalendarError('EVENT_NOT_FOUND', `Event with ID ${id} does not exist.`)

@@ -11,6 +11,7 @@ import {
   eventReadOperation,
   eventUpdateOperation,
 } from './event.operations.js'
+import { eventOccurrenceDeleteOperation } from './occurrence.operations.js'
 
 /** The event operations, by name, for routes and the script API alike. */
 export function eventOperations(variant: VariantConfig) {
@@ -24,9 +25,24 @@ export function eventOperations(variant: VariantConfig) {
     delete: eventDeleteOperation('id', variant),
     deleteBySlug: eventDeleteOperation('slug', variant),
     getOccurrence: eventOccurrenceReadOperation(variant),
+    deleteOccurrence: eventOccurrenceDeleteOperation(),
     /** Script API only; no route serves it. */
     getByOrigin: eventByOriginOperation(),
   }
+}
+
+const DELETE_OCCURRENCE_DOC: EndpointDoc = {
+  operationId: 'deleteEventOccurrence',
+  summary: 'Delete one occurrence of a series',
+  description:
+    'Extension (issue 19): excludes the occurrence `key` from the series `id` by adding an EXDATE to its `recurrence`; ' +
+    'the series is not trashed. A key that is no occurrence of the series (already deleted, not in the rule, or the event ' +
+    'is no series) is 404 `rest-event-occurrence-not-found`; deleting the last occurrence left is a 400 on `recurrence` ' +
+    '(delete the series instead). Permissions are those of the series.',
+  tags: ['Events'],
+  access: 'token',
+  errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
+  success: { status: 200, description: 'The series, with the new EXDATE.', schema: EventSchema },
 }
 
 /** Event routes in registration order (CONTRACT 14.1). */
@@ -56,7 +72,10 @@ export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: st
     {
       pattern: `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)`,
       path: `${ns}/events/:id/occurrences/:key`,
-      endpoints: [{ methods: ['GET'], operation: ops.getOccurrence, doc: OCCURRENCE_DOC }],
+      endpoints: [
+        { methods: ['GET'], operation: ops.getOccurrence, doc: OCCURRENCE_DOC },
+        { methods: ['DELETE'], operation: ops.deleteOccurrence, doc: DELETE_OCCURRENCE_DOC },
+      ],
     },
   ]
 }
