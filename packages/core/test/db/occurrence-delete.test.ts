@@ -52,6 +52,9 @@ describe(`events: deleting one occurrence of a series (${BACKEND})`, () => {
     await calendar.events.deleteOccurrence(series.id, '20270316T090000Z')
     expect(await recurrenceOf(series.id)).toEqual(['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE:20270330T080000Z,20270316T090000Z'])
     expect((await calendar.events.get(series.id)).status).toBe('publish')
+    const listed = await calendar.events.list({ start_date: '2027-03-01', end_date: '2027-05-01', search: 'Choir', per_page: 50 })
+    const keys = (listed.events as unknown as { id: number; occurrence?: string }[]).filter((e) => e.id === series.id).map((e) => e.occurrence)
+    expect(keys).toEqual(['20270323T090000Z', '20270406T080000Z', '20270413T080000Z'])
   })
 
   it('answers 404 rest-event-occurrence-not-found for a key that is no occurrence; nothing written', async () => {
