@@ -120,7 +120,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   const name = `cal_bench_${o.events}`
   console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events into ${name}…`)
   if (!o.keep && !o.reuse) toDrop.push(name)
-  const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse)
+  const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse, o.seriesShare)
   console.log(report.seedLine(o.events, db.migrate, db.timings))
   const server = await startCalendarServer(db.url)
   const all = allScenarios(db.targets)
@@ -192,7 +192,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
 async function pgliteRun(o: BenchOptions): Promise<void> {
   const dataDir = fileURLToPath(new URL(`../.data/pglite-${o.pgliteEvents}`, import.meta.url))
   console.log(`\nPGlite: seeding ${o.pgliteEvents.toLocaleString('en-US')} events into ${dataDir}…`)
-  const db = await preparePglite(dataDir, o.pgliteEvents)
+  const db = await preparePglite(dataDir, o.pgliteEvents, o.seriesShare)
   console.log(report.seedLine(o.pgliteEvents, db.migrate, db.timings))
   const server = await startCalendarServer({ dataDir })
   try {

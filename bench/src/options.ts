@@ -15,6 +15,8 @@ export interface BenchOptions {
   scalingEvents: number
   /** Events of the PGlite run. */
   pgliteEvents: number
+  /** Share (0-1) of the seeded timed events made series with stored occurrences (issue 19). */
+  seriesShare: number
   skipPglite: boolean
   skipScaling: boolean
   skipCeilings: boolean
@@ -46,6 +48,8 @@ const HELP = `Usage: pnpm bench [options]
   --connections N     concurrent connections (default 32; env BENCH_CONNECTIONS)
   --scaling-events N  events of the scaling run's small database (default 10000)
   --pglite-events N   events of the PGlite run (default 100000; env BENCH_PGLITE_EVENTS)
+  --series-share F    share of timed events seeded as series (0 < F <= 1, default none; issue 19: 0.05;
+                      env BENCH_SERIES_SHARE): weekly/monthly for 1-2 years, some open-ended
   --skip-pglite       no PGlite run (env BENCH_SKIP_PGLITE=1)
   --skip-scaling      no scaling run (env BENCH_SKIP_SCALING=1)
   --skip-ceilings     no ceiling measurements (env BENCH_SKIP_CEILINGS=1)
@@ -91,7 +95,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'rounds', 'keep', 'reuse', 'out']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'rounds', 'keep', 'reuse', 'out']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -103,6 +107,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     connections: Math.round(num('--connections', get('connections', 'BENCH_CONNECTIONS'), 32)),
     scalingEvents: Math.round(num('--scaling-events', get('scaling-events', 'BENCH_SCALING_EVENTS'), 10_000)),
     pgliteEvents: Math.round(num('--pglite-events', get('pglite-events', 'BENCH_PGLITE_EVENTS'), 100_000)),
+    seriesShare: Math.min(1, Math.max(0, num('--series-share', get('series-share', 'BENCH_SERIES_SHARE'), 0))),
     skipPglite: truthy(get('skip-pglite', 'BENCH_SKIP_PGLITE')),
     skipScaling: truthy(get('skip-scaling', 'BENCH_SKIP_SCALING')),
     skipCeilings: truthy(get('skip-ceilings', 'BENCH_SKIP_CEILINGS')),

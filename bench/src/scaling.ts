@@ -29,7 +29,7 @@ export async function scalingRun(
   const name = `cal_bench_${o.scalingEvents}`
   console.log(`\nScaling: seeding ${o.scalingEvents.toLocaleString('en-US')} events into ${name}…`)
   if (!o.keep && !o.reuse) drop(name)
-  const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse)
+  const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse, o.seriesShare)
   console.log(report.seedLine(o.scalingEvents, db.migrate, db.timings))
   // Both servers run; each round measures the large then the small database, back to back.
   const bigServer = await startCalendarServer(largeUrl)

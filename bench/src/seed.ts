@@ -36,6 +36,8 @@ export interface SeedLayout extends SeedSize {
   firstTagId: number
   /** The seed's notion of now (UTC wall clock), the centre of the ten-year date spread. */
   now: string
+  /** Share (0-1) of the timed events seeded as series (issue 19): see `seriesStatements`. */
+  seriesShare: number
 }
 
 export interface SeedTimings {
@@ -60,7 +62,7 @@ function utcWall(d: Date): string {
   return d.toISOString().slice(0, 19).replace('T', ' ')
 }
 
-export function layoutFor(events: number, now = new Date()): SeedLayout {
+export function layoutFor(events: number, now = new Date(), seriesShare = 0): SeedLayout {
   const s = { ...DEFAULT_SIZE, events }
   const categories = CATEGORIES.length * 5
   return {
@@ -71,7 +73,49 @@ export function layoutFor(events: number, now = new Date()): SeedLayout {
     firstEventId: s.venues + s.organizers + s.images + 1,
     firstTagId: categories + 1,
     now: utcWall(now),
+    seriesShare,
   }
+}
+
+/**
+ * A share of the timed events made series, with their stored occurrences, as the calendar's
+ * writes would leave them (recurrence/occurrences.ts; occurrences expanded in SQL on the wall
+ * clock): 60 % weekly for one to two years (COUNT 52-104), 25 % monthly for one to two years
+ * (COUNT 12-24, only for start days up to the 28th, so every month has the day), 15 % weekly
+ * without end, stored up to the horizon. The horizon is set two days past the calendar's own
+ * (now + 36 months), so its daily job has nothing to store during a run.
+ */
+function seriesStatements(l: SeedLayout): string[] {
+  if (l.seriesShare <= 0) return []
+  const horizon = `(timestamp ${lit(l.now)} + interval '36 months 2 days')::timestamp(0)`
+  const perTenThousand = Math.round(l.seriesShare * 10_000)
+  return [
+    `select setseed(0.19)`,
+    `create temp table bench_series as
+     select id, case when r < 0.6 or extract(day from start_local) > 28 then 'W' when r < 0.85 then 'M' else 'O' end as kind,
+       52 + ${intBelow(53, 'r2')} as weeks, 12 + ${intBelow(13, 'r2')} as months
+     from (select id, start_local, random() as r, random() as r2 from events
+            where not all_day and (id::bigint * 7919) % 10000 < ${perTenThousand}) s`,
+    `update events e set recurrence = array[case s.kind when 'W' then 'RRULE:FREQ=WEEKLY;COUNT=' || s.weeks
+                                                    when 'M' then 'RRULE:FREQ=MONTHLY;COUNT=' || s.months
+                                                    else 'RRULE:FREQ=WEEKLY' end]
+       from bench_series s where s.id = e.id`,
+    `insert into event_occurrences (series_id, occurrence_key, start_local, end_local, start_utc, end_utc, status, language, featured,
+       hide_from_listings, venue_id, date_utc, author_id)
+     select e.id, to_char(o.su, 'YYYYMMDD"T"HH24MISS"Z"'), o.sl, o.el, o.su, ((o.el at time zone e.timezone) at time zone 'UTC')::timestamp(0),
+       e.status, e.language, e.featured, e.hide_from_listings, e.venue_id, e.date_utc, e.author_id
+     from bench_series s join events e on e.id = s.id
+     cross join lateral (
+       select x.sl, (x.sl + (e.end_local - e.start_local))::timestamp(0) as el, ((x.sl at time zone e.timezone) at time zone 'UTC')::timestamp(0) as su
+       from (select (e.start_local + case when s.kind = 'M' then make_interval(months => k) else make_interval(days => 7 * k) end)::timestamp(0) as sl
+               from generate_series(0, case s.kind when 'W' then s.weeks - 1 when 'M' then s.months - 1
+                                      else greatest(0, floor(extract(epoch from (${horizon} - e.start_local)) / 604800)::int) end) k) x
+     ) o
+     where s.kind <> 'O' or o.sl <= ${horizon}
+     on conflict do nothing`,
+    `update event_occurrence_horizon set until = ${horizon}`,
+    `drop table bench_series`,
+  ]
 }
 
 function baseStatements(l: SeedLayout): string[] {
@@ -277,7 +321,7 @@ export async function seed(sessions: SqlSession[], layout: SeedLayout, options: 
   // Secondary indexes go during the load and come back built in one pass each (primary keys stay).
   const indexes = await main.query<{ name: string; def: string }>(
     `select indexname as name, indexdef as def from pg_indexes
-      where schemaname = 'public' and tablename in ('events', 'event_terms', 'event_organizers')
+      where schemaname = 'public' and tablename in ('events', 'event_terms', 'event_organizers', 'event_occurrences')
         and indexname not in (select conname from pg_constraint)`,
   )
   for (const ix of indexes) await main.exec(`drop index ${ix.name}`)
@@ -297,6 +341,7 @@ export async function seed(sessions: SqlSession[], layout: SeedLayout, options: 
     bar?.update(Math.round(done))
   })
   bar?.stop()
+  for (const statement of seriesStatements(layout)) await main.exec(statement)
   const tLoad = mark()
 
   // The trigram index is by far the slowest: start it first, the btrees share the other session.
@@ -320,7 +365,7 @@ export async function seed(sessions: SqlSession[], layout: SeedLayout, options: 
     select setval('post_id_seq', ${layout.firstEventId + layout.events - 1})`)
   // The visibility map for index-only scans, then statistics for the planner. Separate passes: an
   // ANALYZE holds a snapshot that would keep a concurrent VACUUM from marking pages all-visible.
-  const tables = ['events', 'event_terms', 'event_organizers', 'venues', 'organizers', 'terms', 'images', 'users']
+  const tables = ['events', 'event_terms', 'event_organizers', 'event_occurrences', 'venues', 'organizers', 'terms', 'images', 'users']
   for (const verb of ['vacuum', 'analyze']) {
     await runJobs(sessions, tables.map((t) => ({ label: t, weight: 1, sql: `${verb} ${t}` })), () => {})
   }
