@@ -1,4 +1,5 @@
 import ICAL from 'ical.js'
+import nodeIcal, { type VEvent } from 'node-ical'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
@@ -86,5 +87,18 @@ describe('the recurrence field of events (extension, issue 19 groundwork)', () =
     for (let next = iterator.next(); next; next = iterator.next()) starts.push(next.toJSDate().toISOString())
     // 16 March (CET), 23 March excluded, 30 March (CEST, after the change on the 28th).
     expect(starts).toEqual(['2027-03-16T09:00:00.000Z', '2027-03-30T08:00:00.000Z'])
+  })
+
+  it('gives the same occurrences through a second parser (node-ical), in the feed as in the file', async () => {
+    const series = await calendar.events.create({ ...WEEKLY, title: 'Twice parsed', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=Europe/Berlin:20270323T100000'] })
+    for (const path of [`/events/${series.id}/ical`, '/events/ical?search=twice']) {
+      const text = await (await fetch(`${server.base}${path}`)).text()
+      const events = Object.values(nodeIcal.sync.parseICS(text)).filter((c): c is VEvent => c?.type === 'VEVENT')
+      expect(events, path).toHaveLength(1)
+      const event = events[0]!
+      const excluded = new Set(Object.values(event.exdate ?? {}).map((d) => new Date(d as Date).toISOString()))
+      const starts = event.rrule!.all().map((d) => d.toISOString()).filter((iso) => !excluded.has(iso))
+      expect(starts, path).toEqual(['2027-03-16T09:00:00.000Z', '2027-03-30T08:00:00.000Z'])
+    }
   })
 })
