@@ -119,6 +119,11 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    */
   deleteOccurrence(id: number, key: string, options?: CallOptions): Promise<EventResource>
   /**
+   * One occurrence of a series (`GET /events/{id}/occurrences/{key}`): the series' fields with the
+   * occurrence's own dates, `occurrence`, `series_id` and `original_start_date` (docs/recurrence.md).
+   */
+  getOccurrence(id: number, key: string, options?: CallOptions): Promise<EventResource>
+  /**
    * The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as
    * text. A `key` in the query (a feed key) makes the key's user the caller, as over HTTP.
    */
@@ -332,6 +337,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
+      getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
       feed: async (query = {}, o) => {
         const { key, ...rest } = query
         return callText(ical.feed, { query: rest }, await keyed(key, o))

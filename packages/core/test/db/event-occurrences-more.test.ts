@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createCalendar, type Calendar, type Principal } from '@cal-events/core'
+import { BACKEND, freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+
+// Issue 19 step 2, beyond the basics (event-occurrences.test.ts): the other frames and variants,
+// protected and hidden series, all-day series, concurrent far lists and the horizon job.
+const NOW = new Date('2026-11-21T03:39:06Z')
+const EDITOR: Principal = { id: 900, role: 'editor' }
+type Item = Record<string, any>
+type Listed = { events: Item[]; total: number }
+
+describe(`occurrences: frames, variants, protection, horizon (${BACKEND})`, () => {
+  let calendar: Calendar
+  const list = async (c: Calendar, query: Record<string, unknown>, as: Principal | null = null) =>
+    (await c.events.list(query as any, { as })) as unknown as Listed
+  const series = (c: Calendar, title: string, start: string, end: string, recurrence: string[], extra: Record<string, unknown> = {}) =>
+    c.events.create({ title, start_date: start, end_date: end, recurrence, ...extra } as any) as Promise<Item>
+
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+  })
+  afterAll(() => calendar.close())
+
+  it('blanks a protected series in lists and matches its text on the title only; hides a hidden series', async () => {
+    // Variant A takes no password on writes: the series is protected in the database.
+    const locked = await series(calendar, 'Locked salon', '2027-02-01 10:00:00', '2027-02-01 11:00:00', ['RRULE:FREQ=WEEKLY;COUNT=2'], {
+      timezone: 'UTC', description: 'secretword inside', featured: true,
+    })
+    await querySql(`update events set password = 'pw' where id = ${locked.id}`)
+    const w = { start_date: '2027-02-01', end_date: '2027-02-28' }
+    const items = (await list(calendar, { ...w, search: 'Locked salon' })).events
+    expect(items).toHaveLength(2)
+    expect(items.every((i) => i.description === '' && i.featured === null && typeof i.occurrence === 'string')).toBe(true)
+    expect((await list(calendar, { ...w, search: 'secretword' })).total).toBe(0)
+    expect((await list(calendar, { ...w, featured: true })).events.some((i) => i.title === 'Locked salon')).toBe(false)
+    expect((await list(calendar, { ...w, search: 'secretword' }, EDITOR)).total).toBe(2)
+
+    const hidden = await series(calendar, 'Hidden series', '2027-02-03 10:00:00', '2027-02-03 11:00:00', ['RRULE:FREQ=DAILY;COUNT=3'], {
+      timezone: 'UTC', hide_from_listings: true,
+    })
+    expect((await list(calendar, { ...w, search: 'Hidden series' })).total).toBe(0)
+    await calendar.events.update(hidden.id, { hide_from_listings: false }, { as: EDITOR })
+    expect((await list(calendar, { ...w, search: 'Hidden series' })).total).toBe(3)
+  })
+
+  it('keys all-day occurrences by date and reads them', async () => {
+    const s = await series(calendar, 'Market day', '2027-03-06 00:00:00', '2027-03-06 23:59:59', ['RRULE:FREQ=WEEKLY;COUNT=3'], {
+      all_day: true, timezone: 'Europe/Berlin',
+    })
+    const items = (await list(calendar, { start_date: '2027-03-01', end_date: '2027-03-31', search: 'Market day' })).events
+    expect(items.map((i) => [i.occurrence, i.start_date, i.end_date, i.all_day])).toEqual([
+      ['20270306', '2027-03-06 00:00:00', '2027-03-06 23:59:59', true],
+      ['20270313', '2027-03-13 00:00:00', '2027-03-13 23:59:59', true],
+      ['20270320', '2027-03-20 00:00:00', '2027-03-20 23:59:59', true],
+    ])
+    const read = (await calendar.events.getOccurrence(s.id, '20270313', { as: null })) as Item
+    expect(read.start_date).toBe('2027-03-13 00:00:00')
+    await expect(calendar.events.getOccurrence(s.id, '20270313T000000Z', { as: null })).rejects.toMatchObject({
+      code: 'EVENT_OCCURRENCE_NOT_FOUND',
+    })
+  })
+
+  it('stores far years once when lists ask for them at the same time', async () => {
+    await series(calendar, 'Far weekly', '2026-12-07 18:00:00', '2026-12-07 19:00:00', ['RRULE:FREQ=WEEKLY;BYDAY=MO'], { timezone: 'America/New_York' })
+    const query = { start_date: '2040-01-01', end_date: '2040-01-31', search: 'Far weekly' }
+    const answers = await Promise.all([list(calendar, query), list(calendar, query), list(calendar, { ...query, per_page: 2 })])
+    expect(answers.map((a) => a.total)).toEqual([5, 5, 5])
+    expect(answers[0]!.events.map((i) => i.start_date)).toEqual([
+      '2040-01-02 18:00:00', '2040-01-09 18:00:00', '2040-01-16 18:00:00', '2040-01-23 18:00:00', '2040-01-30 18:00:00',
+    ])
+    // A series written later gets the stored far years too.
+    await series(calendar, 'Far weekly two', '2026-12-08 18:00:00', '2026-12-08 19:00:00', ['RRULE:FREQ=WEEKLY;BYDAY=TU'], { timezone: 'UTC' })
+    expect((await list(calendar, { ...query, search: 'Far weekly two' })).total).toBe(5)
+  })
+
+  // A second calendar on the same database (PGlite's instance is the worker's own).
+  it.skipIf(BACKEND !== 'postgres')('moves the horizon when a later calendar starts', async () => {
+    const s = await series(calendar, 'Horizon club', '2026-12-01 12:00:00', '2026-12-01 13:00:00', ['RRULE:FREQ=MONTHLY'], { timezone: 'UTC' })
+    const later = await createCalendar({ database: { url: await workerDatabaseUrl() }, migrate: false, now: () => new Date('2028-06-01T00:00:00Z') })
+    await later.close()
+    const [h] = await querySql<{ until: string }>(`select until::text as until from event_occurrence_horizon`)
+    expect(h!.until >= '2031-06-01').toBe(true)
+    const [last] = await querySql<{ last: string }>(`select max(start_utc)::text as last from event_occurrences where series_id = ${s.id}`)
+    expect(last!.last >= '2031-05-01').toBe(true)
+  })
+})
+
+describe(`occurrences with utc date filters (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW, dateFilterMode: 'utc', siteTimezone: 'UTC' })
+  })
+  afterAll(() => calendar.close())
+
+  it('bounds and orders occurrences by their UTC times', async () => {
+    await calendar.events.create({ title: 'Tokyo call', start_date: '2027-04-03 07:00:00', end_date: '2027-04-03 07:30:00', timezone: 'Asia/Tokyo', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'] } as any)
+    await calendar.events.create({ title: 'UTC call', start_date: '2027-04-04 22:15:00', end_date: '2027-04-04 22:45:00', timezone: 'UTC' })
+    const items = ((await calendar.events.list({ start_date: '2027-04-04', end_date: '2027-04-04' })) as unknown as Listed).events
+    // 07:00 in Tokyo is 22:00 UTC the day before: the UTC day of the 4th holds the Tokyo occurrence
+    // of the 5th (local), not the one of the 4th, and orders it by its UTC start.
+    expect(items.map((i) => [i.title, i.start_date, i.utc_start_date])).toEqual([
+      ['Tokyo call', '2027-04-05 07:00:00', '2027-04-04 22:00:00'],
+      ['UTC call', '2027-04-04 22:15:00', '2027-04-04 22:15:00'],
+    ])
+  })
+})
+
+describe(`occurrences in variant B (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ variant: 'B', languages: ['en', 'fr'], now: () => NOW })
+  })
+  afterAll(() => calendar.close())
+
+  it('lists a series in its own language only', async () => {
+    const rule = { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'], start_date: '2027-05-03 10:00:00', end_date: '2027-05-03 11:00:00' }
+    await calendar.events.create({ title: 'Cours', ...rule } as any, { language: 'fr' })
+    await calendar.events.create({ title: 'Class', ...rule } as any, { language: 'en' })
+    const w = { start_date: '2027-05-01', end_date: '2027-05-31' }
+    const fr = (await calendar.events.list({ ...w, ml_language: 'fr' } as any)) as unknown as Listed
+    const en = (await calendar.events.list({ ...w, ml_language: 'en' } as any)) as unknown as Listed
+    expect(fr.events.map((i) => i.title)).toEqual(['Cours', 'Cours'])
+    expect(en.events.map((i) => i.title)).toEqual(['Class', 'Class'])
+  })
+})
