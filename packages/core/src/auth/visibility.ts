@@ -64,7 +64,11 @@ export function editableSql(scope: EditScope, alias: string): RawBuilder<SqlBool
 /** SQL: the event `alias` shows its protected content to callers of `scope` without a password. */
 export function unlockedSql(scope: EditScope, alias: string): RawBuilder<SqlBool> {
   if (scope.kind === 'all') return sql<SqlBool>`true`
-  const open = sql<SqlBool>`coalesce(${col(alias, 'password')}, '') = ''`
+  // Not `coalesce(password, '') = ''`: PostgreSQL has no statistics for that expression and guesses
+  // 0.5 % of rows, so an anonymous term-filtered list hash-joined its whole window instead of
+  // walking the list index (950 ms instead of 3 at 1M events). `is null` reads the null fraction.
+  const password = col(alias, 'password')
+  const open = sql<SqlBool>`(${password} is null or ${password} = '')`
   if (scope.kind === 'none') return open
   return sql<SqlBool>`(${open} or ${editableSql(scope, alias)})`
 }
