@@ -240,6 +240,31 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('GET', path, { token: alice })).body.title).toBe(winner.body.title)
   })
 
+  it('says all of it in the OpenAPI document: parameters, 412, 304 and ETag headers', async () => {
+    const doc = (await server.request('GET', '/doc')).body
+    const writes: [string, string][] = [
+      ['/events/{id}', 'put'], ['/events/by-slug/{slug}', 'delete'], ['/venues/{id}', 'patch'], ['/organizers/by-slug/{slug}', 'post'],
+      ['/categories/{id}', 'delete'], ['/tags/{id}', 'put'],
+    ]
+    for (const [path, method] of writes) {
+      const op = doc.paths[path][method]
+      const headers = op.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
+      expect(headers, `${method} ${path}`).toEqual(expect.arrayContaining(['If-Match', 'If-Unmodified-Since', 'If-None-Match']))
+      expect(JSON.stringify(op.responses['412']), `${method} ${path}`).toContain('precondition-failed')
+      expect(JSON.stringify(op.responses['400']), `${method} ${path}`).toContain('rest_invalid_if_match')
+      if (method !== 'delete') expect(op.responses['200'].headers.ETag, `${method} ${path}`).toBeDefined()
+    }
+    expect(doc.paths['/events'].post.responses['201'].headers.ETag).toBeDefined()
+    expect(doc.paths['/events'].post.responses['412']).toBeUndefined()
+    for (const path of ['/events', '/events/{id}', '/tags/{id}', '/', '/doc']) {
+      const op = doc.paths[path].get
+      expect(op.responses['200'].headers.ETag, path).toBeDefined()
+      expect(op.responses['304'], path).toBeDefined()
+      expect(op.parameters.map((p: { name: string }) => p.name), path).toContain('If-None-Match')
+      expect(op.responses['412'], path).toBeUndefined()
+    }
+  })
+
   it('sends an ETag on creates and updates without preconditions, and leaves everything else as it was', async () => {
     for (const [path, body] of [
       ['/events', event({ title: 'Plain' })],

@@ -26,6 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found.',
   409: 'A request with this `Idempotency-Key` is still in progress (its create committed, its answer is not stored yet).',
   410: 'Gone: already in the trash; on a list, a sync token the server can no longer answer (start again with sync=1).',
+  412: 'A precondition failed: the item changed since the `If-Match` tag (or `If-Unmodified-Since` date) the request names; nothing was written.',
   413: 'The request body is too large.',
   415: 'Unsupported content type.',
   422: 'This `Idempotency-Key` was already used with another request (method, path or body).',
@@ -60,6 +61,7 @@ function errorCodes(
   args: Record<string, ArgSpec>,
   pathParams: Set<string>,
   idempotent: boolean,
+  conditional: boolean,
 ): CalendarErrorCode[] {
   // Any route refuses a malformed query string or an invalid token (CONTRACT 3.2).
   const codes: CalendarErrorCode[] = ['INVALID_PARAM', 'INVALID_TOKEN']
@@ -67,6 +69,7 @@ function errorCodes(
   if (BODY_METHODS.has(method)) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')
   if (doc.access === 'token') codes.push('UNAUTHENTICATED', 'FORBIDDEN')
   if (idempotent) codes.push('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED')
+  if (conditional) codes.push('INVALID_IF_MATCH', 'PRECONDITION_FAILED')
   codes.push(...(doc.errors ?? []), 'INTERNAL', 'DATABASE_UNAVAILABLE')
   return [...new Set(codes)]
 }
@@ -109,6 +112,22 @@ const SYNC_HEADER = {
   },
 }
 const LOCATION_HEADER = { Location: { description: 'URL of the item created.', schema: { type: 'string', format: 'uri' } } }
+const ETAG_SCHEMA = { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' }
+const READ_ETAG_HEADER = {
+  ETag: {
+    description: 'Strong entity tag of this answer to this caller (body, list headers and who asked); send it in `If-None-Match`.',
+    schema: ETAG_SCHEMA,
+  },
+}
+const WRITE_ETAG_HEADER = {
+  ETag: {
+    description:
+      "The item's entity tag as this caller would now GET it: send it in `If-Match` on the next update or delete. " +
+      'Absent when the caller cannot read the item.',
+    required: false,
+    schema: ETAG_SCHEMA,
+  },
+}
 
 const VALIDATOR_HEADERS = {
   ETag: { description: 'Strong entity tag; send it back in `If-None-Match` to poll.', schema: { type: 'string' } },
@@ -128,9 +147,14 @@ const CONDITIONAL_PARAMS: Json[] = [
   },
 ]
 
-function successResponse(doc: EndpointDoc): Record<string, unknown> {
+/** Whether an answer carries an `ETag`: JSON reads, and creates and updates of an item. */
+type TagKind = 'read' | 'write' | undefined
+
+function successResponse(doc: EndpointDoc, tag: TagKind): Record<string, unknown> {
   const success = doc.success ?? { status: 200, description: 'Success.' }
   const headers: Json = {}
+  if (tag === 'read') Object.assign(headers, READ_ETAG_HEADER)
+  if (tag === 'write') Object.assign(headers, WRITE_ETAG_HEADER)
   if (success.headers?.includes('list-totals')) Object.assign(headers, LIST_HEADERS)
   if (success.headers?.includes('location')) Object.assign(headers, LOCATION_HEADER)
   if (success.headers?.includes('sync')) Object.assign(headers, SYNC_HEADER)
@@ -190,6 +214,52 @@ const IDEMPOTENCY_KEY_PARAM: Json = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 }
 
+/** `If-None-Match` on a JSON read (README "Conditional requests and caching"). */
+const IF_NONE_MATCH_READ_PARAM: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: '`*` or entity tags from earlier answers (weak comparison): when one is current, the answer is 304 with no body.',
+  schema: { type: 'string' },
+}
+
+/** The preconditions of an item update or delete (README "Lost-update protection"). */
+const WRITE_PRECONDITION_PARAMS: Json[] = [
+  {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'Write only if the item is unchanged: `*` (the item exists) or entity tags this caller got from a GET (or a write) of it; ' +
+      'strong comparison, so weak tags (`W/"…"`) never match. Otherwise 412 `precondition-failed` and nothing is written. ' +
+      'A malformed value is 400 `rest_invalid_if_match`.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'If-Unmodified-Since',
+    in: 'header',
+    required: false,
+    description:
+      'An HTTP-date: 412 when the event, venue or organizer was modified after it (seconds). Ignored with `If-Match`, ' +
+      'when the date is invalid, and on categories and tags (they keep no modified time).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: '`*` or the current tag: 412, nothing written. A malformed value is ignored.',
+    schema: { type: 'string' },
+  },
+]
+
+const NOT_MODIFIED_RESPONSE = {
+  304: {
+    description: 'Not modified: the `If-None-Match` tag is current. No body; the same `ETag` and caching headers.',
+    headers: READ_ETAG_HEADER,
+  },
+}
+
 /** The OpenAPI 3.1 document (CONTRACT 14.2), generated from the route table and zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
@@ -213,6 +283,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
         }))
         if (endpoint.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAM)
         if (doc.success?.headers?.includes('validators')) parameters.push(...CONDITIONAL_PARAMS)
+        const conditional = endpoint.item !== undefined && endpoint.item.write !== 'create'
+        // Feeds that answer 304 themselves (`validators`) declare their own headers.
+        const jsonRead = method === 'GET' && (doc.success?.contentType ?? 'application/json').includes('json') && !doc.success?.headers?.includes('validators')
+        if (conditional) parameters.push(...WRITE_PRECONDITION_PARAMS)
+        if (jsonRead) parameters.push(IF_NONE_MATCH_READ_PARAM)
+        const tag: TagKind = jsonRead ? 'read' : endpoint.item && endpoint.item.write !== 'delete' ? 'write' : undefined
         const fields = Object.entries(args).filter(([name]) => !pathParams.has(name))
         let requestBody: Json | undefined
         if (!hasBody) {
@@ -254,8 +330,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           ...(parameters.length > 0 ? { parameters } : {}),
           ...(requestBody ? { requestBody } : {}),
           responses: {
-            ...successResponse(doc),
-            ...errorResponses(errorCodes(doc, method, args, pathParams, Boolean(endpoint.idempotent))),
+            ...successResponse(doc, tag),
+            ...(jsonRead ? NOT_MODIFIED_RESPONSE : {}),
+            ...errorResponses(errorCodes(doc, method, args, pathParams, Boolean(endpoint.idempotent), conditional)),
           },
         }
       }
