@@ -55,11 +55,9 @@ export function heldPoint(ifNoneMatch: string | undefined, inputs: string): Chan
   return undefined
 }
 
-/** What one statement tells a feed before it is read: the current point and, when asked, the rest. */
+/** What one statement tells a feed before it is read: the current point and the makings of `Last-Modified`. */
 export interface FeedState {
   point: ChangePoint
-  /** Whether anything changed since the client's point (undefined when none was given). */
-  changed?: boolean
   /** For `Last-Modified`: the newest change the log holds, or when it holds none the oldest it may have dropped. */
   lastChangeMs: number
   /** The newest modification time of the events the filters select (0: none). */
@@ -75,22 +73,31 @@ const toMs = (value: unknown): number => {
 }
 
 /**
- * The current point (taken before anything of the feed is read, so a write that lands while it
- * streams makes the next poll a full answer, never a stale 304), whether the calendar changed since
- * `held`, and the times `Last-Modified` is made of. A held point from the future (xmax past the
- * current one) counts as changed.
+ * Whether the calendar changed since `held` (a point from a client's tag; one from the future,
+ * xmax past the current one, counts as changed), in one small statement that reads no event.
  */
-export async function feedState(db: Kysely<DB>, f: EventListFilters | undefined, held: ChangePoint | undefined, now: Date): Promise<FeedState> {
+export async function changedSinceHeld(db: Kysely<DB>, held: ChangePoint): Promise<boolean> {
+  const { rows } = await sql<{ changed: boolean }>`
+    select (cal_changed_since(${held}::pg_snapshot)
+      or pg_snapshot_xmax(${held}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot())) as changed`.execute(db)
+  return rows[0]!.changed
+}
+
+/**
+ * The current point (taken before anything of the feed is read, so a write that lands while it
+ * streams makes the next poll a full answer, never a stale 304) and the times `Last-Modified` is
+ * made of (`f`: the feed's filters; none for a single event).
+ */
+export async function feedState(db: Kysely<DB>, f: EventListFilters | undefined, now: Date): Promise<FeedState> {
   const newest = f ? eventListQuery(db, f).select(sql<string>`max(e.modified_utc)`.as('m')) : undefined
-  const { rows } = await sql<{ point: ChangePoint; changed: boolean | null; last_change: unknown; newest: unknown }>`
+  const { rows } = await sql<{ point: ChangePoint; last_change: unknown; newest: unknown }>`
     select ${currentPoint()} as point,
-      ${held ? sql`(cal_changed_since(${held}::pg_snapshot) or pg_snapshot_xmax(${held}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()))` : sql`null`} as changed,
       (select c.at from cal_changes c order by c.xid desc limit 1) as last_change,
       ${newest ? sql`(${newest})` : sql`null`} as newest`.execute(db)
   const row = rows[0]!
   // An empty log dropped everything older than the retention: the last change is no later than that.
   const lastChangeMs = row.last_change === null ? now.getTime() - CHANGE_RETENTION_MS : toMs(row.last_change)
-  return { point: row.point, ...(row.changed === null ? {} : { changed: row.changed }), lastChangeMs, newestEventMs: toMs(row.newest) }
+  return { point: row.point, lastChangeMs, newestEventMs: toMs(row.newest) }
 }
 
 /**

@@ -26,6 +26,50 @@ describe(`iCalendar feeds through the script API (${BACKEND})`, () => {
     expect(await sequence()).toBe(3)
   })
 
+  it('answers a poll with 304 from the change log on this backend, and the new feed after any write', async () => {
+    const get = async (query: string, headers: Record<string, string> = {}) => {
+      const res = await calendar.handle({ method: 'GET', path: '/cal/events/v1/events/ical', query, headers, origin: 'https://cal.example.org' })
+      let text = ''
+      for await (const chunk of res.stream ?? []) text += chunk
+      return { status: res.status, etag: res.headers.ETag!, text }
+    }
+    /**
+     * A poll of a quiet calendar is a 304, but any transaction of the server (another test's database
+     * included) that began before this database's change log horizon still running makes every
+     * point count as changed (docs/change-tracking.md): conservative, a full answer. Polls until a
+     * 304, with a fresh tag each time, so that a migration next door cannot fail the test.
+     */
+    const settled = async (query: string) => {
+      let tag = (await get(query)).etag
+      for (let i = 0; i < 50; i++) {
+        const res = await get(query, { 'if-none-match': tag })
+        if (res.status === 304) return tag
+        tag = res.etag
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      throw new Error('no 304 in 50 polls of a quiet calendar')
+    }
+    const event = await calendar.events.create({ title: 'Polled here', start_date: '2026-12-03 10:00:00', end_date: '2026-12-03 11:00:00' })
+    await settled('search=polled')
+    const first = await get('search=polled')
+    expect(first.status).toBe(200)
+    expect(first.text).toContain('SUMMARY:Polled here')
+    expect((await get('search=polled', { 'if-none-match': first.etag })).status).toBe(304)
+    // Another filter is another feed, whatever the point.
+    expect((await get('search=here', { 'if-none-match': first.etag })).status).toBe(200)
+    // A tag from the future (a point past the current snapshot) is not current.
+    const future = first.etag.replace(/\.[^"]+"$/, '.999999999:999999999:"')
+    expect((await get('search=polled', { 'if-none-match': future })).status).toBe(200)
+    // A write anywhere the feed reads from, even one that leaves this feed's bytes alone, is a change.
+    await calendar.venues.create({ venue: 'Elsewhere', status: 'publish' })
+    const second = await get('search=polled', { 'if-none-match': first.etag })
+    expect(second.status).toBe(200)
+    const held = await settled('search=polled')
+    await calendar.events.update(event.id, { title: 'Polled here, moved' })
+    const third = await get('search=polled', { 'if-none-match': held })
+    expect([third.status, third.text.includes('SUMMARY:Polled here\\, moved')]).toEqual([200, true])
+  })
+
   it('pages the feed in list order on this backend, with the list filters', async () => {
     for (let i = 0; i < 12; i++) {
       await calendar.events.create({ title: `Same start ${i}`, start_date: '2027-01-05 10:00:00', end_date: '2027-01-05 11:00:00', categories: ['Ordered'] })
