@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { wallFromDb } from '../shared/post-fields.js'
 import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
-import { expandRecurrence } from './recurrence.js'
+import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.js'
 
 // The stored occurrences of series (docs/recurrence.md, migration 0012): what is written with a
 // series, the horizon open-ended series are stored up to, and the job and the lazy step that move
@@ -80,16 +80,22 @@ const yearStart = (year: number) => new Date(`${String(year).padStart(4, '0')}-0
 const yearEnd = (year: number) => (year >= 9999 ? new Date('9999-12-31T23:59:59Z') : new Date(yearStart(year + 1).getTime() - 1000))
 const asDate = (utc: WallTime) => new Date(`${utc.replace(' ', 'T')}Z`)
 
-/** The occurrence rows of `series` starting between two UTC instants (inclusive). */
-function occurrenceRows(series: SeriesRow, from: Date, to: Date, limit = MAX_STORED_OCCURRENCES) {
+/** The occurrence rows of `series` starting between two UTC instants (inclusive); all of them without `from`. */
+function occurrenceRows(series: SeriesRow, from?: Date, to?: Date, limit = MAX_STORED_OCCURRENCES) {
   const startLocal = wallFromDb(series.start_local)
-  const lengthMs = utcWallToEpochMs(wallFromDb(series.end_local)) - utcWallToEpochMs(startLocal)
-  const found = expandRecurrence(series.recurrence!, { wall: startLocal, zone: series.timezone, allDay: series.all_day }, from, to, limit)
+  const start = { wall: startLocal, zone: series.timezone, allDay: series.all_day }
+  const found = from && to ? expandRecurrence(series.recurrence!, start, from, to, limit) : expandBounded(series.recurrence!, start)
+  return rowsOf(series, found)
+}
+
+function rowsOf(series: SeriesRow, found: readonly Occurrence[]) {
+  const lengthMs = utcWallToEpochMs(wallFromDb(series.end_local)) - utcWallToEpochMs(wallFromDb(series.start_local))
   const rows = []
   for (const o of found) {
     // The series' length on the wall clock: a 10:00-12:00 series stays 10:00-12:00 across DST.
     const endLocal = epochMsToUtcWall(utcWallToEpochMs(o.wall) + lengthMs)
-    const startUtc = storableWall(() => wallToUtc(o.wall, series.timezone))
+    // A timed occurrence comes with its instant; an all-day one's is its midnight in the zone.
+    const startUtc = series.all_day ? storableWall(() => wallToUtc(o.wall, series.timezone)) : o.utc
     const endUtc = storableWall(() => wallToUtc(endLocal, series.timezone))
     if (startUtc === null || endUtc === null || !storableWall(() => endLocal)) continue
     rows.push({
@@ -131,7 +137,7 @@ function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number
   const first = asDate(wallFromDb(series.start_utc))
   // One day early: an all-day or `UTC±h` series is generated on a UTC clock (expandRecurrence filters exactly).
   const from = new Date(first.getTime() - 86_400_000)
-  if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series, from, yearEnd(9999))
+  if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series)
   const until = asDate(horizon)
   const rows = occurrenceRows(series, from, until)
   for (const year of years) {

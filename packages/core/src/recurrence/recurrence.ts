@@ -74,7 +74,7 @@ function untilBeforeStart(until: { date: string; time?: string; utc: boolean }, 
 }
 
 /** Checks one RRULE value part by part (RFC 5545 3.3.10) for what this calendar supports. */
-function checkRule(value: string, start: SeriesStart): { bounded: boolean } {
+function checkRule(value: string, start: SeriesStart): { bounded: boolean; counted: boolean } {
   const parts = new Map<string, string>()
   for (const part of value.split(';')) {
     const [key, val, ...rest] = part.split('=')
@@ -121,7 +121,7 @@ function checkRule(value: string, start: SeriesStart): { bounded: boolean } {
     if (!['BYDAY', 'BYMONTHDAY', 'BYMONTH'].some((k) => parts.has(k))) throw invalid('BYSETPOS needs another BYxxx part.')
   }
   if (parts.has('WKST') && !WEEKDAY_RE.test(parts.get('WKST')!)) throw invalid('WKST must be a weekday (MO…SU).')
-  return { bounded: parts.has('COUNT') || parts.has('UNTIL') }
+  return { bounded: parts.has('COUNT') || parts.has('UNTIL'), counted: parts.has('COUNT') }
 }
 
 /** Checks an RDATE or EXDATE line's parameters and values. */
@@ -178,13 +178,15 @@ function engine(lines: readonly string[], start: SeriesStart): RRuleTemporal {
 
 type Zoned = ReturnType<RRuleTemporal['all']>[number]
 
+const isoWall = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+
 function toOccurrence(zdt: Zoned, start: SeriesStart): Occurrence {
-  const local = zdt.toPlainDateTime().toString().slice(0, 19).replace('T', ' ')
+  // From the instant and its offset: the polyfill's toPlainDateTime().toString() cost six times
+  // the expansion itself (issue 19: a two-year weekly series had to cost under 5 creates).
+  const epochMs = zdt.epochMilliseconds
+  const local = isoWall(epochMs + zdt.offsetNanoseconds / 1e6)
   const wall = start.allDay ? `${local.slice(0, 10)} 00:00:00` : local
-  if (generationZone(start) === start.zone) {
-    const utc = new Date(zdt.epochMilliseconds).toISOString().slice(0, 19).replace('T', ' ')
-    return { wall, utc }
-  }
+  if (generationZone(start) === start.zone) return { wall, utc: isoWall(epochMs) }
   return { wall, utc: start.allDay ? wall : wallToUtc(wall, start.zone) }
 }
 
@@ -204,6 +206,8 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   let rules = 0
   let rdates = 0
   let bounded = true
+  // Without an RRULE the engine counts the start plus the RDATEs (engine()): finite too.
+  let counted = true
   for (const text of raw as string[]) {
     const line = text.trim()
     if (line.length > 2000 || /[\r\n]/.test(line)) throw invalid('A recurrence line is one line of at most 2000 characters.')
@@ -211,7 +215,7 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
     if (name === 'RRULE') {
       if (params.size > 0) throw invalid('RRULE takes no parameters.')
       rules++
-      bounded = checkRule(value.toUpperCase(), start).bounded
+      ;({ bounded, counted } = checkRule(value.toUpperCase(), start))
       lines.push(`RRULE:${value.toUpperCase()}`)
     } else if (name === 'RDATE' || name === 'EXDATE') {
       checkDates(name, params, value)
@@ -226,7 +230,9 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   let first: Zoned[]
   try {
     const rule = engine(lines, start)
-    first = rule.all((_, i) => i <= (bounded ? MAX_BOUNDED_OCCURRENCES : 0))
+    // A counted rule (COUNT at most 1,000, checked above) is expanded whole: the engine's
+    // iterator callback costs about 0.3 ms an occurrence, eight times its plain expansion.
+    first = counted ? rule.all() : rule.all((_, i) => i <= (bounded ? MAX_BOUNDED_OCCURRENCES : 0))
   } catch (err) {
     if (err instanceof CalendarError) throw err
     throw invalid(`The rule cannot be expanded: ${err instanceof Error ? err.message : String(err)}`)
@@ -234,6 +240,17 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   if (first.length === 0) throw invalid('The rule produces no occurrence.')
   if (bounded && first.length > MAX_BOUNDED_OCCURRENCES) throw invalid(`A series has at most ${MAX_BOUNDED_OCCURRENCES} occurrences.`)
   return lines
+}
+
+/**
+ * Every occurrence of a bounded series (COUNT, UNTIL, or RDATEs only; `parseRecurrence` holds it
+ * to `MAX_BOUNDED_OCCURRENCES`), in order. Much faster than `expandRecurrence` with a far end,
+ * which makes the engine walk the calendar up to it.
+ */
+export function expandBounded(lines: readonly string[], start: SeriesStart): Occurrence[] {
+  return engine(lines, start)
+    .all()
+    .map((zdt) => toOccurrence(zdt, start))
 }
 
 /**
