@@ -183,8 +183,8 @@ export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery
  * only when a filter reads it: with no column of `e` used, PostgreSQL removes the left join, so
  * the occurrence list index answers alone. Pure: builds, never runs.
  */
-export function listItemsQuery(db: Kysely<DB>, f: EventListFilters, source: ListSource): AnyQuery {
-  if (source === 'events') return eventListQuery(db, f).where('e.recurrence', 'is', null)
+export function listItemsQuery(db: Kysely<DB>, f: EventListFilters, source: ListSource, seriesAsSeries = false): AnyQuery {
+  if (source === 'events') return seriesAsSeries ? eventListQuery(db, f) : eventListQuery(db, f).where('e.recurrence', 'is', null)
   const occurrences = (db as Kysely<any>).selectFrom('event_occurrences as o').leftJoin('events as e', 'e.id', 'o.series_id')
   return filtered(occurrences, f, 'occurrences')
 }
@@ -208,9 +208,9 @@ function itemOrder(f: EventListFilters, source: ListSource): string[] {
  * The first `head` items of `source` in list order, as page keys: `id` (the series' for an
  * occurrence), `occurrence_key` (null for a single event) and the order columns.
  */
-function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head: number): AnyQuery {
+function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head: number, seriesAsSeries: boolean): AnyQuery {
   const start = column(source, f.frame === 'utc' ? 'start_utc' : 'start_local')
-  const keyed = listItemsQuery(db, f, source).select([
+  const keyed = listItemsQuery(db, f, source, seriesAsSeries).select([
     sql.ref(column(source, 'id')).as('id'),
     (source === 'events' ? sql<string | null>`null::text` : sql<string>`o.occurrence_key`).as('occurrence_key'),
     sql.ref(start).as('list_start'),
@@ -229,20 +229,28 @@ function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head:
  * comes back: a page without events is a single row with a null `id` that still carries the total.
  * Items are single events and the stored occurrences of series (docs/recurrence.md): an
  * occurrence's row is its series' row plus `occurrence_key` and its own `occurrence_*` times.
+ * With `seriesAsSeries` (sync walks: an occurrence has no row whose changes are recorded) series
+ * are items themselves, with their own row, and no occurrence is.
  * Pure: builds, never runs.
  */
-export function eventListPageQuery(db: Kysely<DB>, f: EventListFilters, page: { limit: number; offset: number }, known?: KnownCount) {
-  const counted = (source: ListSource) => listItemsQuery(db, f, source).select(sql<number>`count(*)::int`.as('n'))
-  const count = db.selectNoFrom(sql<number>`(${counted('events')}) + (${counted('occurrences')})`.as('n'))
+export function eventListPageQuery(
+  db: Kysely<DB>,
+  f: EventListFilters,
+  page: { limit: number; offset: number },
+  known?: KnownCount,
+  seriesAsSeries = false,
+) {
+  const sources: ListSource[] = seriesAsSeries ? ['events'] : ['events', 'occurrences']
+  const counted = (source: ListSource) => listItemsQuery(db, f, source, seriesAsSeries).select(sql<number>`count(*)::int`.as('n'))
+  const count = db.selectNoFrom(sql.join(sources.map((source) => sql`(${counted(source)})`), sql` + `).as('n'))
   // Each half's first offset + limit items, in list order, then merged: the page's keys come
   // first, read from the list indexes alone (the rows skipped are never read from the tables), and
   // only the page's own rows are joined. Both halves page together, so `total` is exact and paging
   // never skips or repeats an item.
   const head = page.offset + page.limit
-  const merged = (db as Kysely<any>)
-    .selectFrom(headKeys(db, f, 'events', head).as('p'))
-    .selectAll()
-    .unionAll((db as Kysely<any>).selectFrom(headKeys(db, f, 'occurrences', head).as('q')).selectAll())
+  const merged = sources
+    .map((source, i) => (db as Kysely<any>).selectFrom(headKeys(db, f, source, head, seriesAsSeries).as(`h${i}`)).selectAll())
+    .reduce((all, half) => all.unionAll(half))
   const pageOrder = f.include !== undefined ? ['list_date', 'id'] : ['list_start', 'list_date', 'id']
   const keys = (w: QueryCreator<any>) =>
     pageOrder

@@ -28,8 +28,9 @@ export function eventSyncSource(ctx: CallContext, filters: EventListFilters): Sy
     async items(ids) {
       if (ids.length === 0) return new Map()
       // The list's own statement and serialiser, narrowed to the page's ids: the same visibility,
-      // blanking and embedded records as a list page.
-      const rows = (await eventListPageQuery(ctx.db, { ...f, include: ids }, { limit: ids.length, offset: 0 }).execute()) as unknown as (EventRow & { id: number | null })[]
+      // blanking and embedded records as a list page. Series come as series (with `recurrence`):
+      // changes are recorded per event row, and occurrences have none (docs/recurrence.md).
+      const rows = (await eventListPageQuery(ctx.db, { ...f, include: ids }, { limit: ids.length, offset: 0 }, undefined, true).execute()) as unknown as (EventRow & { id: number | null })[]
       return new Map(rows.filter((r) => r.id !== null).map((row) => [row.id!, serializeEvent(row, ctx, { list: true })]))
     },
   }

@@ -123,3 +123,34 @@ describe(`occurrences in variant B (${BACKEND})`, () => {
     expect(en.events.map((i) => i.title)).toEqual(['Class', 'Class'])
   })
 })
+
+describe(`sync walks over series (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+  })
+  afterAll(() => calendar.close())
+
+  it('reports a series once, as the series, beside single events', async () => {
+    // The series first: on a page with it, its ten occurrences must not crowd out the single events.
+    const s = (await calendar.events.create({
+      title: 'Synced series', start_date: '2027-01-01 09:00:00', end_date: '2027-01-01 09:30:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=10'],
+    } as any)) as Item
+    for (let day = 1; day <= 3; day++) {
+      await calendar.events.create({ title: `Single ${day}`, start_date: `2027-01-0${day} 10:00:00`, end_date: `2027-01-0${day} 11:00:00` })
+    }
+    const items: Item[] = []
+    let query = 'sync=1&per_page=2'
+    for (let page = 0; page < 10 && query; page++) {
+      const res = await calendar.handle({ method: 'GET', path: '/cal/events/v1/events', query, headers: {}, origin: 'http://cal.test' })
+      expect(res.status).toBe(200)
+      const body = res.body as { events: Item[]; next_rest_url?: string }
+      items.push(...body.events)
+      query = body.next_rest_url ? new URL(body.next_rest_url).search.slice(1) : ''
+    }
+    expect(items.map((i) => i.title).sort()).toEqual(['Single 1', 'Single 2', 'Single 3', 'Synced series'])
+    const series = items.find((i) => i.id === s.id)!
+    expect(series.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=10'])
+    expect(series).not.toHaveProperty('occurrence')
+  })
+})
