@@ -240,6 +240,24 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('GET', path, { token: alice })).body.title).toBe(winner.body.title)
   })
 
+  it("guards an occurrence delete with the series' tag and answers the series' new tag", async () => {
+    const series = await server.request('POST', '/events', {
+      token: alice,
+      body: event({ title: 'Series', start_date: '2027-03-16 10:00:00', end_date: '2027-03-16 11:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'] }),
+    })
+    expect(series.status, JSON.stringify(series.body)).toBe(201)
+    const path = `/events/${series.body.id}`
+    const tag = await tagOf(path, alice)
+    expect((await server.request('POST', path, { token: alice, body: { description: 'changed' } })).status).toBe(200)
+    const stale = await server.request('DELETE', `${path}/occurrences/20270323T100000Z`, { token: alice, headers: { 'if-match': tag } })
+    expect(stale.status).toBe(412)
+    expect((await server.request('GET', `${path}/occurrences/20270323T100000Z`, { token: alice })).status).toBe(200)
+    const ok = await server.request('DELETE', `${path}/occurrences/20270323T100000Z`, { token: alice, headers: { 'if-match': await tagOf(path, alice) } })
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+    expect(ok.headers.get('etag')).toBe(await tagOf(path, alice))
+    expect((await server.request('GET', `${path}/occurrences/20270323T100000Z`, { token: alice })).status).toBe(404)
+  })
+
   it('says all of it in the OpenAPI document: parameters, 412, 304 and ETag headers', async () => {
     const doc = (await server.request('GET', '/doc')).body
     const writes: [string, string][] = [

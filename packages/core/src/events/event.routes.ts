@@ -1,5 +1,6 @@
 import type { VariantConfig } from '../config/variants.js'
-import { postRoutes, type RouteDef } from '../http/routes.js'
+import { itemWrites, postRoutes, type RouteDef } from '../http/routes.js'
+import { postLock } from '../http/preconditions.js'
 import type { EndpointDoc } from '../openapi/endpoint-doc.js'
 import { EventSchema } from '../openapi/wire-schemas.js'
 import { eventListOperation } from './event-list.js'
@@ -74,7 +75,8 @@ export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: st
       path: `${ns}/events/:id/occurrences/:key`,
       endpoints: [
         { methods: ['GET'], operation: ops.getOccurrence, doc: OCCURRENCE_DOC },
-        { methods: ['DELETE'], operation: ops.deleteOccurrence, doc: DELETE_OCCURRENCE_DOC },
+        // An edit of the series (an EXDATE): guarded by the series' tag and answering its new one.
+        { methods: ['DELETE'], operation: ops.deleteOccurrence, doc: DELETE_OCCURRENCE_DOC, item: itemWrites(ops.get, postLock('events')).update },
       ],
     },
   ]

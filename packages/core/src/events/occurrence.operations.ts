@@ -1,5 +1,6 @@
 import { args } from '../api/arg-kinds.js'
 import { defineOperation } from '../api/operation.js'
+import { writeTransaction } from '../api/write.js'
 import { canEditItem, canEditType, require } from '../auth/permissions.js'
 import { CalendarError } from '../errors.js'
 import { occurrenceNotFound, withExdate } from '../recurrence/exceptions.js'
@@ -38,7 +39,7 @@ export function eventOccurrenceDeleteOperation() {
     async run({ id, row, key }, ctx) {
       if (!row) return notAnEvent(ctx, id)
       if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
-      await ctx.db.transaction().execute(async (trx) => {
+      await writeTransaction(ctx, async (trx) => {
         // Read again under a row lock: two deletes of different occurrences must both keep their EXDATE.
         await trx.selectFrom('events').select('id').where('id', '=', row.id).forUpdate().execute()
         const series = (await findEventRow(trx, row.id))!
