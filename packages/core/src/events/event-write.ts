@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
 import { cleanPostHtml, cleanTitle } from '../shared/html.js'
 import type { CallContext } from '../api/context.js'
+import type { ParsedArgs } from '../api/operation.js'
+import type { eventWriteArgs } from './event.args.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
@@ -20,7 +22,7 @@ import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
 /** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B. */
-export type EventInput = Record<string, any>
+export type EventInput = ParsedArgs<ReturnType<typeof eventWriteArgs>> & { password?: string | null }
 
 /** A checked event write: column values and link plans, nothing written yet. */
 export interface EventWritePlan {

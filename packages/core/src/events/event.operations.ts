@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
-import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import { defineOperation } from '../api/operation.js'
 import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
@@ -24,8 +24,15 @@ const idArg = args.int({ required: true, description: 'Unique identifier for the
 const slugArg = args.nestr({ required: true, description: 'Slug of the event.' })
 const passwordArg = args.nestr({ description: "The event's password." })
 
-function locatorArgs(locator: Locator, variant: VariantConfig, withPassword: boolean): ArgsRecord {
-  const declared: ArgsRecord = locator === 'id' ? { id: idArg } : { slug: slugArg }
+/** The parameters that name one event: `id` or `slug`, and `password` where variant B reads one. */
+type LocatorArgs = {
+  id?: typeof idArg
+  slug?: typeof slugArg
+  password?: typeof passwordArg
+}
+
+function locatorArgs(locator: Locator, variant: VariantConfig, withPassword: boolean): LocatorArgs {
+  const declared: LocatorArgs = locator === 'id' ? { id: idArg } : { slug: slugArg }
   if (withPassword && variant.passwordParam) declared.password = passwordArg
   return declared
 }
@@ -76,7 +83,7 @@ export function eventReadOperation(locator: Locator, variant: VariantConfig) {
     // The reference honours `password` on by-slug reads although it does not declare it.
     args: { ...locatorArgs(locator, variant, true), ...(variant.passwordParam ? { password: passwordArg } : {}) },
     async prepare(input, ctx) {
-      const found = await locate(ctx, input as { id?: number; slug?: string })
+      const found = await locate(ctx, input)
       if (locator === 'slug' && !found.row) throw invalidParam('slug')
       return { ...found, password: input.password }
     },
@@ -158,7 +165,7 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
     args: locatorArgs(locator, variant, true),
     async prepare(input, ctx) {
-      const found = await locate(ctx, input as { id?: number; slug?: string })
+      const found = await locate(ctx, input)
       if (locator === 'slug' && !found.row) throw invalidParam('slug')
       return found
     },
@@ -196,7 +203,7 @@ export function eventCreateOperation() {
   return defineOperation({
     args: eventWriteArgs(true),
     async prepare(input, ctx) {
-      return planEventWrite(ctx.db, input as EventInput, undefined, ctx)
+      return planEventWrite(ctx.db, input, undefined, ctx)
     },
     authorize(plan, ctx) {
       require(ctx.principal, canEditType(ctx.principal))
@@ -210,13 +217,13 @@ export function eventCreateOperation() {
 
 /** POST/PUT/PATCH of one event: a partial update (CONTRACT 10.6, 10.7). */
 export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
-  const declared: ArgsRecord = { ...eventWriteArgs(false), ...locatorArgs(locator, variant, locator === 'id') }
+  const declared = { ...eventWriteArgs(false), ...locatorArgs(locator, variant, locator === 'id') }
   // O-23: a password sent on update-by-id protects the event; null clears it.
   if (declared.password) declared.password = { ...declared.password, nullable: true }
   return defineOperation({
     args: declared,
     async prepare(input, ctx) {
-      const found = await locate(ctx, locator === 'id' ? { id: input.id as number } : { slug: input.slug as string })
+      const found = await locate(ctx, locator === 'id' ? { id: input.id! } : { slug: input.slug! })
       const writeInput: EventInput = { ...input }
       if (locator === 'slug') {
         // O-14: the path slug selects the event; a `slug` in the body renames it.
