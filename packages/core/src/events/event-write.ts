@@ -21,8 +21,8 @@ import { materialiseSeries } from '../recurrence/occurrences.js'
 import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
-/** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B. */
-export type EventInput = ParsedArgs<ReturnType<typeof eventWriteArgs>> & { password?: string | null }
+/** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B; internal writes name only what they change. */
+export type EventInput = Partial<ParsedArgs<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
 
 /** A checked event write: column values and link plans, nothing written yet. */
 export interface EventWritePlan {
