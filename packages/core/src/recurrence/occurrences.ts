@@ -16,6 +16,11 @@ export const HORIZON_MONTHS = 36
 export const MAX_STORED_OCCURRENCES = 10_000
 /** Most UTC years past the horizon one list request stores for open-ended series. */
 export const MAX_LAZY_YEARS = 4
+/**
+ * Most UTC years past the horizon stored in all (each is written by every open-ended series
+ * write): a client asking for one far window after another cannot make the table grow without end.
+ */
+export const MAX_STORED_YEARS = 40
 /** How often a running calendar moves the horizon. */
 const EXTEND_EVERY_MS = 24 * 3600 * 1000
 /** Rows per insert statement (14 parameters a row, well below PostgreSQL's 65,535). */
@@ -239,10 +244,11 @@ export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | und
   const lastYear = Math.min(Number(windowEndUtc.slice(0, 4)), firstYear + MAX_LAZY_YEARS - 1)
   const wanted: number[] = []
   for (let y = firstYear; y <= lastYear; y++) if (!known.years.includes(y)) wanted.push(y)
+  wanted.splice(Math.max(0, MAX_STORED_YEARS - known.years.length))
   if (wanted.length === 0) return
   const stored = await db.transaction().execute(async (trx) => {
     const stored = await readHorizon(trx, 'update')
-    const missing = wanted.filter((y) => !stored.years.includes(y))
+    const missing = wanted.filter((y) => !stored.years.includes(y)).slice(0, Math.max(0, MAX_STORED_YEARS - stored.years.length))
     if (missing.length === 0) return stored
     const until = stored.until ?? targetHorizon(new Date())
     const series = await seriesRows(trx, true)

@@ -154,3 +154,24 @@ describe(`sync walks over series (${BACKEND})`, () => {
     expect(series).not.toHaveProperty('occurrence')
   })
 })
+
+describe(`far years stored at most (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+    await querySql(`delete from event_occurrence_years`)
+  })
+  afterAll(async () => {
+    await querySql(`delete from event_occurrence_years`)
+    await calendar.close()
+  })
+
+  it('stores no more than MAX_STORED_YEARS years past the horizon, however many far windows are asked', async () => {
+    await calendar.events.create({ title: 'Endless', start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 11:00:00', recurrence: ['RRULE:FREQ=YEARLY'] } as any)
+    for (let year = 2100; year < 2100 + 4 * 12; year += 4) {
+      await calendar.events.list({ start_date: `${year}-01-01`, end_date: `${year + 3}-12-31` })
+    }
+    const [row] = await querySql<{ n: number }>(`select count(*)::int as n from event_occurrence_years`)
+    expect(row!.n).toBe(40)
+  })
+})
