@@ -335,7 +335,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     },
     events: {
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
-      getByOrigin: (originUid, o) => call<EventResource | undefined>(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+      getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
       getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
       feed: async (query = {}, o) => {
