@@ -4,7 +4,7 @@ import type { CalendarErrorCode } from '../errors.js'
 /**
  * Categories and tags are the same kind of record (terms) with different rules. The descriptor
  * carries everything that differs, so the code serving them never asks which taxonomy it is: a
- * new taxonomy is one more descriptor (plus the stored name in migration 0001's check).
+ * new taxonomy is one more descriptor (and a migration admitting its name in `terms.taxonomy`'s check).
  */
 export interface TaxonomyDescriptor<N extends string = string, P extends string = string, W extends string = string> {
   /** The value of `terms.taxonomy`. */
@@ -65,9 +65,6 @@ export const TAXONOMIES = [CATEGORY, TAG] as const
 
 /** A taxonomy descriptor. */
 export type Taxonomy = (typeof TAXONOMIES)[number]
-
-/** The stored name of a taxonomy. */
-export type TaxonomyName = Taxonomy['name']
 
 /** The descriptor of a stored `terms.taxonomy` value. */
 export function taxonomyNamed(name: string): Taxonomy {
