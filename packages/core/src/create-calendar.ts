@@ -21,6 +21,7 @@ import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
+import { overrideArgs } from './events/occurrence.operations.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
 import { feedArgs } from './ical/ical.operations.js'
 import { icalOperations, icalRoutes } from './ical/ical.routes.js'
@@ -82,6 +83,8 @@ export type EventListQuery = WithLanguage<ArgInput<EventListArgs>>
 export type EventFeedQuery = WithLanguage<ArgInput<ReturnType<typeof feedArgs>>>
 /** Body of `events.create`/`update`: the fields of CONTRACT 10.1 (`password` in variant B). */
 export type EventInput = WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
+/** Body of `events.updateOccurrence`: the event fields one occurrence may change. */
+export type OccurrenceInput = WithLanguage<ArgInput<ReturnType<typeof overrideArgs>>>
 /** Body of `venues.create`/`update` (CONTRACT 11.1). */
 export type VenueInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'venue', (typeof VENUE)['detailArgs']>>>>
 /** Body of `organizers.create`/`update` (CONTRACT 11.1). */
@@ -123,6 +126,11 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    * occurrence's own dates, `occurrence`, `series_id` and `original_start_date` (docs/recurrence.md).
    */
   getOccurrence(id: number, key: string, options?: CallOptions): Promise<EventResource>
+  /**
+   * Changes one occurrence of a series only (`PATCH /events/{id}/occurrences/{key}`); later series
+   * edits leave it as it is. Answers the occurrence.
+   */
+  updateOccurrence(id: number, key: string, input: OccurrenceInput, options?: CallOptions): Promise<EventResource>
   /**
    * The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as
    * text. A `key` in the query (a feed key) makes the key's user the caller, as over HTTP.
@@ -336,6 +344,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     events: {
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+      updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
       deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
       getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
       feed: async (query = {}, o) => {

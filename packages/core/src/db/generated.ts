@@ -119,6 +119,8 @@ export interface Events {
   description: Generated<string>;
   end_local: string;
   end_utc: string;
+  exception_key: string | null;
+  exception_of: number | null;
   excerpt: Generated<string>;
   featured: Generated<boolean>;
   hide_from_listings: Generated<boolean>;

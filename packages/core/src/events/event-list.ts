@@ -12,7 +12,7 @@ import { eventListArgs } from './event.args.js'
 import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
-import { serializeEvent, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
+import { serializeEvent, serializeException, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
 import { coverWindow, earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
@@ -116,7 +116,7 @@ export function eventListOperation(variant: VariantConfig) {
       }
       const rows = found[0]!.id === null ? [] : found
       const urls = listUrls(`${ctx.urls.rest}/events`, ctx.raw.query, p, pages)
-      const body = postListBody('events', rows.map((row) => (row.occurrence_key === null ? serializeEvent(row, ctx, { list: true }) : serializeOccurrence(row, ctx, { list: true }))), urls, total, pages)
+      const body = postListBody('events', rows.map((row) => serializeListRow(row, ctx)), urls, total, pages)
       return { body, headers: listHeaders(total, pages) }
     },
   })
@@ -135,4 +135,11 @@ function utcWindow(b: DateBounds, frame: EventListFilters['frame']): { from: str
   const lower = b.startGte ?? b.startGt
   if (frame === 'utc') return { from: lower, to: upper }
   return { from: lower && earliestUtcOf(lower), to: latestUtcOf(upper) }
+}
+
+/** One list item: a single event, an occurrence of a series, or a changed occurrence (an exception). */
+function serializeListRow(row: EventRow & OccurrenceColumns, ctx: Parameters<typeof serializeEvent>[1]): Record<string, unknown> {
+  if (row.occurrence_key !== null) return serializeOccurrence(row, ctx, { list: true })
+  if (row.exception_of !== null) return serializeException(row, ctx, { list: true })
+  return serializeEvent(row, ctx, { list: true })
 }

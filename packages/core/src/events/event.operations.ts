@@ -13,7 +13,7 @@ import { utcWall } from '../shared/post-fields.js'
 import { locatePost } from '../shared/locate.js'
 import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
-import { serializeEvent, serializeOccurrence, type EventRow } from './event.serializer.js'
+import { serializeEvent, serializeException, serializeOccurrence, type EventRow } from './event.serializer.js'
 import { occurrenceAt } from '../recurrence/occurrences.js'
 import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
 
@@ -120,6 +120,9 @@ export function eventOccurrenceReadOperation(variant: VariantConfig) {
     async run({ id, row, key, password }, ctx) {
       if (!row) return notAnEvent(ctx, id)
       checkReadable(ctx, row, password)
+      // A changed occurrence answers with its own values (migration 0015).
+      const exception = await ctx.db.selectFrom('events').select('id').where('exception_of', '=', row.id).where('exception_key', '=', key).executeTakeFirst()
+      if (exception) return { body: serializeException((await findEventRow(ctx.db, exception.id))!, ctx, { single: true, unlocked: true }) }
       const stored = await ctx.db
         .selectFrom('event_occurrences')
         .select(['occurrence_key', 'start_local', 'end_local', 'start_utc', 'end_utc'])

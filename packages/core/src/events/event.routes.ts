@@ -12,7 +12,7 @@ import {
   eventReadOperation,
   eventUpdateOperation,
 } from './event.operations.js'
-import { eventOccurrenceDeleteOperation } from './occurrence.operations.js'
+import { eventOccurrenceDeleteOperation, eventOccurrenceUpdateOperation } from './occurrence.operations.js'
 
 /** The event operations, by name, for routes and the script API alike. */
 export function eventOperations(variant: VariantConfig) {
@@ -27,6 +27,7 @@ export function eventOperations(variant: VariantConfig) {
     deleteBySlug: eventDeleteOperation('slug', variant),
     getOccurrence: eventOccurrenceReadOperation(variant),
     deleteOccurrence: eventOccurrenceDeleteOperation(),
+    updateOccurrence: eventOccurrenceUpdateOperation(),
     /** Script API only; no route serves it. */
     getByOrigin: eventByOriginOperation(),
   }
@@ -44,6 +45,21 @@ const DELETE_OCCURRENCE_DOC: EndpointDoc = {
   access: 'token',
   errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
   success: { status: 200, description: 'The series, with the new EXDATE.', schema: EventSchema },
+}
+
+const UPDATE_OCCURRENCE_DOC: EndpointDoc = {
+  operationId: 'updateEventOccurrence',
+  summary: 'Change one occurrence of a series',
+  description:
+    'Extension (issue 19): changes the occurrence `key` of series `id` only (title, times, description, venue, organizers, ' +
+    'categories, tags, cost, ...). It keeps its key and place in the series; later edits of the series leave what was changed ' +
+    'as it is (when a series edit moves the whole series, changed occurrences stay where they are, as RFC 5545 overrides do). ' +
+    'Lists show its values and filter on them. Status, author and password are the series\'. A key that is no occurrence of ' +
+    'the series is 404 `rest-event-occurrence-not-found`. Answers the occurrence.',
+  tags: ['Events'],
+  access: 'token',
+  errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
+  success: { status: 200, description: 'The occurrence as changed.', schema: EventSchema },
 }
 
 /** Event routes in registration order (CONTRACT 14.1). */
@@ -77,6 +93,7 @@ export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: st
         { methods: ['GET'], operation: ops.getOccurrence, doc: OCCURRENCE_DOC },
         // An edit of the series (an EXDATE): guarded by the series' tag and answering its new one.
         { methods: ['DELETE'], operation: ops.deleteOccurrence, doc: DELETE_OCCURRENCE_DOC, item: itemWrites(ops.get, postLock('events')).update },
+        { methods: ['POST', 'PUT', 'PATCH'], operation: ops.updateOccurrence, doc: UPDATE_OCCURRENCE_DOC },
       ],
     },
   ]

@@ -37,6 +37,10 @@ export interface EventRow extends PostRow {
   revision: number
   /** RFC 5545 recurrence lines of a series (extension); `null` for a single event. */
   recurrence: string[] | null
+  /** The series a changed occurrence belongs to (migration 0015); `null` otherwise. */
+  exception_of: number | null
+  /** The key (RECURRENCE-ID) of the occurrence an exception changes; `null` otherwise. */
+  exception_key: string | null
   image: ImageRow | null
   venue: LinkedRow | null
   organizers: LinkedRow[] | null
@@ -170,6 +174,18 @@ export function serializeOccurrence(row: EventRow & OccurrenceColumns, ctx: Call
   const { id, ...rest } = serializeEvent(timed, ctx, view)
   rest.rest_url = `${ctx.urls.rest}/events/${row.id}/occurrences/${key}`
   return { id, occurrence: key, series_id: row.id, original_start_date: originalStart(key, row), ...rest }
+}
+
+/**
+ * A changed occurrence (an exception row, migration 0015) as an occurrence item: its own fields
+ * and times, but `id` and `series_id` its series', `occurrence` its key, `rest_url` the occurrence.
+ */
+export function serializeException(row: EventRow, ctx: CallContext, view: EventView = {}): Record<string, unknown> {
+  const key = row.exception_key!
+  const seriesId = row.exception_of!
+  const { id: _own, ...rest } = serializeEvent(row, ctx, view)
+  rest.rest_url = `${ctx.urls.rest}/events/${seriesId}/occurrences/${key}`
+  return { id: seriesId, occurrence: key, series_id: seriesId, original_start_date: originalStart(key, row), ...rest }
 }
 
 /** Fields a list hides for password-protected events (CONTRACT 9.3). */

@@ -10,6 +10,7 @@ import { eventRevision } from './0010-event-revision.js'
 import { rowChanges } from './0011-row-changes.js'
 import { eventOccurrences } from './0012-event-occurrences.js'
 import { feedKeys } from './0013-feed-keys.js'
+import { eventExceptions } from './0015-event-exceptions.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011-row-changes': rowChanges,
   '0012-event-occurrences': eventOccurrences,
   '0013-feed-keys': feedKeys,
+  '0015-event-exceptions': eventExceptions,
 }
