@@ -112,6 +112,23 @@ async function besideWrites(server: RunningServer, url: string, targets: Targets
   return out
 }
 
+/**
+ * The scenarios that need the hot-read cache, on a server of their own started with it on (the
+ * main server runs with it off, so the default list keeps measuring the read itself).
+ */
+async function cachedRun(url: string, targets: Targets, list: Scenario[]): Promise<ScenarioResult[]> {
+  const server = await startCalendarServer(url, { responseCache: true })
+  try {
+    const res = await fetch(`${server.base}/events`)
+    await res.arrayBuffer()
+    const listTag = res.headers.get('etag') ?? undefined
+    if (!res.ok || !listTag) throw new Error(`GET /events answered ${res.status} without an ETag`)
+    return await runScenarios(server, { ...targets, listTag }, list, 'hot-read cache on (a server of its own)')
+  } finally {
+    await server.stop()
+  }
+}
+
 /** Bench databases to drop at the end (none with --keep or --reuse). */
 const toDrop: string[] = []
 
@@ -127,13 +144,15 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   // The feed is no load scenario (one long response at a time): measured on its own below.
   const wantFeed = !o.scenarios || o.scenarios.includes('feed')
   const chosen = selected(all, o.scenarios?.filter((n) => n !== 'feed'))
-  const reads = chosen.filter((s) => s.spec.method !== 'POST')
+  const reads = chosen.filter((s) => s.spec.method !== 'POST' && !s.cache)
+  const cached = chosen.filter((s) => s.cache)
   const writes = chosen.filter((s) => s.spec.method === 'POST')
   try {
     const statementsByPerPage = await statementProbe(server)
     console.log(`statements per list request: ${Object.entries(statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     const captured = await captureResponse(server, '/events')
     const scenarioResults = await runScenarios(server, db.targets, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
+    if (cached.length > 0) scenarioResults.push(...(await cachedRun(db.url, db.targets, cached)))
     results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
     if (wantFeed) {
       console.log(`\nfeed: ${db.targets.feed.start} to ${db.targets.feed.end}, one download at a time, ${o.rounds} round(s)`)
@@ -149,6 +168,10 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
       console.log('\nceilings (same machine, same concurrency)')
       const bare = await bareHttpCeiling(captured, runOpts)
       console.log(`  bare node:http, same ${captured.body.length} bytes: ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`)
+      const withBare = { ...results, postgres: { ...results.postgres, ceilings: { bare } } } as RunResults
+      for (const share of report.cacheShares(withBare)) {
+        console.log(`  ${share.title}: ${share.rps.toFixed(0)} req/s = ${(share.fraction * 100).toFixed(0)}% of bare node:http (goal >= ${share.goal * 100}%)`)
+      }
       const sqlText = await captureListSql(db.url)
       let sqlUncached
       // A first request counts (no total known yet); replayed, its statements count every time.

@@ -18,6 +18,8 @@ export interface Targets {
   window: { start: string; end: string }
   /** `YYYY-MM-DD` bounds of the feed scenario's window (about 20,000 events). */
   feed: { start: string; end: string }
+  /** The `ETag` of the default list on the server with the cache on (set just before the conditional scenario). */
+  listTag?: string
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10)
@@ -53,6 +55,8 @@ export interface Scenario {
   name: string
   title: string
   spec: LoadSpec
+  /** Measured on a server with the hot-read cache on (every other scenario runs with it off). */
+  cache?: boolean
 }
 
 /** The scenarios of the issue, in run order (writes last, so reads see the seeded data only). */
@@ -126,9 +130,27 @@ function uncachedList(t: Targets): Scenario {
   }
 }
 
-/** The issue's scenarios and the extra uncached list (after the venue filter), in run order. */
+/**
+ * Issue 18: the default list repeated by anonymous readers with the hot-read cache on, and the same
+ * with `If-None-Match` carrying the list's current tag (answered 304, which counts as non-2xx).
+ */
+function cachedReads(t: Targets): Scenario[] {
+  return [
+    { name: 'hot-list', title: 'default list, cache on', spec: { path: '/events' }, cache: true },
+    {
+      name: 'conditional',
+      title: 'default list, If-None-Match, cache on',
+      spec: { path: '/events', headers: t.listTag ? { 'if-none-match': t.listTag } : {} },
+      cache: true,
+    },
+  ]
+}
+
+/** The issue's scenarios, the extra uncached list (after the venue filter) and the cached reads, in run order. */
 export function allScenarios(t: Targets): Scenario[] {
   const all = scenarios(t)
   all.splice(4, 0, uncachedList(t))
+  // Before the writes, which change the list the cached reads repeat.
+  all.splice(all.findIndex((s) => s.spec.method === 'POST'), 0, ...cachedReads(t))
   return all
 }

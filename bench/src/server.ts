@@ -70,9 +70,10 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /**
  * Starts `node examples/server/dist/main.js` on a free port with the stats endpoint on.
- * `database`: a PostgreSQL URL, or `{ dataDir }` for PGlite.
+ * `database`: a PostgreSQL URL, or `{ dataDir }` for PGlite. The hot-read cache is off unless
+ * `responseCache` is set, so that every other scenario measures the read itself, as before the cache.
  */
-export async function startCalendarServer(database: string | { dataDir: string }): Promise<RunningServer> {
+export async function startCalendarServer(database: string | { dataDir: string }, { responseCache = false } = {}): Promise<RunningServer> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -82,6 +83,8 @@ export async function startCalendarServer(database: string | { dataDir: string }
     CAL_ADMIN_TOKEN: ADMIN_TOKEN,
     CAL_DEMO: '0',
     CAL_BENCH_STATS: '1',
+    // 0 turns it off; unset is the server's default size.
+    ...(responseCache ? {} : { CAL_RESPONSE_CACHE_MB: '0' }),
     ...(process.env.CAL_DB_POOL_SIZE ? { CAL_DB_POOL_SIZE: process.env.CAL_DB_POOL_SIZE } : {}),
     // Request lines at info cost CPU on this 2-core machine; warnings and errors are still logged.
     CAL_LOG_LEVEL: 'warn',

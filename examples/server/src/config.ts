@@ -39,6 +39,8 @@ export interface ExampleServerConfig {
   corsOrigins?: string[]
   /** Also serve `/wp-json/tribe/events/v1` with the reference's header names (`CAL_WP_COMPAT=1`). */
   wpCompat?: boolean
+  /** Megabytes for the hot-read cache of anonymous reads (`CAL_RESPONSE_CACHE_MB`, default 32; `0` turns it off). */
+  responseCacheMb?: number
 }
 
 /** The environment was unusable; the message names every bad variable. */
@@ -143,6 +145,14 @@ const EnvSchema = z.object({
   ),
   CAL_BENCH_STATS: optional(flag),
   CAL_WP_COMPAT: optional(flag),
+  CAL_RESPONSE_CACHE_MB: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'expected a whole number of megabytes from 0 (off) to 4096')
+      .transform(Number)
+      .pipe(z.number().max(4096, 'expected a whole number of megabytes from 0 (off) to 4096')),
+  ),
   CAL_LOG_LEVEL: optional(z.enum(LOG_LEVELS)),
   CAL_CORS_ORIGINS: optional(
     z
@@ -192,5 +202,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
     ...(e.CAL_CORS_ORIGINS ? { corsOrigins: e.CAL_CORS_ORIGINS } : {}),
     ...(e.CAL_WP_COMPAT ? { wpCompat: true } : {}),
+    ...(e.CAL_RESPONSE_CACHE_MB !== undefined ? { responseCacheMb: e.CAL_RESPONSE_CACHE_MB } : {}),
   }
 }

@@ -82,6 +82,7 @@ export async function startExampleServer(
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
     ...(config.corsOrigins ? { cors: { origins: config.corsOrigins } } : {}),
     ...(config.wpCompat ? { wpCompat: true } : {}),
+    ...(config.responseCacheMb === undefined ? {} : { responseCache: config.responseCacheMb === 0 ? false : { maxBytes: config.responseCacheMb * 1024 * 1024 } }),
   })
   if (config.migrateOnStart === false) {
     const { pendingMigrations } = await calendar.health(10_000)

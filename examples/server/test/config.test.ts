@@ -70,6 +70,9 @@ describe('example server configuration', () => {
     ['CAL_CORS_ORIGINS', 'https://app.example.org/path'],
     ['CAL_CORS_ORIGINS', ' , '],
     ['CAL_WP_COMPAT', 'maybe'],
+    ['CAL_RESPONSE_CACHE_MB', '-1'],
+    ['CAL_RESPONSE_CACHE_MB', 'lots'],
+    ['CAL_RESPONSE_CACHE_MB', '5000'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid environment:\\n  ${name}=`))
@@ -89,5 +92,11 @@ describe('example server configuration', () => {
     expect(loadConfig({}).wpCompat).toBeUndefined()
     expect(loadConfig({ CAL_WP_COMPAT: '1' }).wpCompat).toBe(true)
     expect(loadConfig({ CAL_WP_COMPAT: 'off' }).wpCompat).toBeUndefined()
+  })
+
+  it('sizes the hot-read cache with CAL_RESPONSE_CACHE_MB (0 turns it off)', () => {
+    expect(loadConfig({}).responseCacheMb).toBeUndefined()
+    expect(loadConfig({ CAL_RESPONSE_CACHE_MB: '0' }).responseCacheMb).toBe(0)
+    expect(loadConfig({ CAL_RESPONSE_CACHE_MB: ' 64 ' }).responseCacheMb).toBe(64)
   })
 })

@@ -93,4 +93,24 @@ describe('two server processes on one PostgreSQL database', () => {
     const listed = await call(b!.url, 'GET', `/events${window}&search=From`)
     expect((listed.body.events as { description: string }[]).map((e) => e.description)).toEqual(['edited on A', 'edited on A', 'edited on A'].map((d) => expect.stringContaining(d)))
   })
+  it('never serves a kept anonymous answer older than the other process’s acknowledged write', { timeout: 60_000 }, async () => {
+    const anonymous = async (child: Child, path: string) => {
+      const res = await fetch(`${child.url}${path}`)
+      return { etag: res.headers.get('etag'), body: (await res.json()) as Record<string, any> }
+    }
+    const created = await call(a!.url, 'POST', '/events', { title: 'Hot 0', start_date: '2031-09-01 10:00:00', end_date: '2031-09-01 11:00:00' })
+    const path = `/events/${created.body.id}`
+    const list = '/events?start_date=2031-09-01&end_date=2031-09-30'
+    for (let i = 1; i <= 5; i++) {
+      // Read three times on B: from the second read on, B keeps the answer (response-cache.ts).
+      for (let r = 0; r < 3; r++) {
+        expect((await anonymous(b!, path)).body.title).toBe(`Hot ${i - 1}`)
+        expect((await anonymous(b!, list)).body.events[0].title).toBe(`Hot ${i - 1}`)
+      }
+      const updated = await call(a!.url, 'POST', path, { title: `Hot ${i}` })
+      expect(updated.status).toBe(200)
+      expect((await anonymous(b!, path)).body.title).toBe(`Hot ${i}`)
+      expect((await anonymous(b!, list)).body.events[0].title).toBe(`Hot ${i}`)
+    }
+  })
 })

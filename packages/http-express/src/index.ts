@@ -45,7 +45,7 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
   // Node sends it in one write with the headers and never copies it into a Buffer first.
   res.status(response.status).set(response.headers)
   // A preflight answer (204) has no body at all.
-  if (response.body === undefined) {
+  if (response.text === undefined && response.body === undefined) {
     res.end()
     return
   }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { pruneIdempotencyKeys } from '../api/idempotency.js'
 
@@ -68,10 +68,21 @@ export function changedSince(point: ChangePoint, kinds?: readonly ChangeKind[]):
   return sql<boolean>`cal_changed_since(${point}::pg_snapshot, ${sql.raw(`array[${kinds.map((k) => `'${k}'`).join(', ')}]::text[]`)})`
 }
 
+/** `checkChanges`'s statement, compiled once: the hot-read cache runs it on every kept answer it serves. */
+const CHECK = sql`select ${changedSince('')} as changed, ${currentPoint()} as now`
+let checkText: string | undefined
+
 /** Asks on its own whether anything changed since `point`; also returns the current point. */
 export async function checkChanges(db: Kysely<DB>, point: ChangePoint): Promise<{ changed: boolean; now: ChangePoint }> {
-  const { rows } = await sql<{ changed: boolean; now: ChangePoint }>`select ${changedSince(point)} as changed, ${currentPoint()} as now`.execute(db)
+  checkText ??= CHECK.compile(db).sql
+  const { rows } = await db.executeQuery<{ changed: boolean; now: ChangePoint }>(CompiledQuery.raw(checkText, [point]))
   return rows[0]!
+}
+
+/** The current point, asked on its own: a point taken before a read stands for what that read sees. */
+export async function takePoint(db: Kysely<DB>): Promise<ChangePoint> {
+  const { rows } = await sql<{ now: ChangePoint }>`select ${currentPoint()} as now`.execute(db)
+  return rows[0]!.now
 }
 
 /**

@@ -8,6 +8,7 @@ import type { CalendarRequest } from '../http/request.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
 import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
 import type { UnfilteredHtml } from '../shared/html.js'
+import { DEFAULT_RESPONSE_CACHE, type ResponseCacheOptions } from '../http/response-cache.js'
 
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
@@ -88,6 +89,12 @@ export interface CalendarOptions {
    * header names (`X-TEC-Total`) and `rest_url`s into that path. Default `false`.
    */
   wpCompat?: boolean
+  /**
+   * The hot-read cache: anonymous GET/HEAD answers kept in memory and served again while the change
+   * log shows no write since they were read (one small statement per request instead of the
+   * read; docs/response-cache.md). `false` turns it off. Default on, 32 MB and 10,000 answers.
+   */
+  responseCache?: Partial<ResponseCacheOptions> | false
 }
 
 const languageCode = z.string().regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/, 'a language code such as en or pt_BR')
@@ -102,6 +109,15 @@ const OptionsSchema = z.object({
   schema: z.string().regex(SCHEMA_NAME, 'a lower-case identifier such as cal_events').default(DEFAULT_SCHEMA),
   migrate: z.boolean().default(true),
   wpCompat: z.boolean().default(false),
+  responseCache: z
+    .union([
+      z.literal(false),
+      z.object({
+        maxBytes: z.number().int().positive().default(DEFAULT_RESPONSE_CACHE.maxBytes),
+        maxEntries: z.number().int().positive().default(DEFAULT_RESPONSE_CACHE.maxEntries),
+      }).strict(),
+    ])
+    .default({ ...DEFAULT_RESPONSE_CACHE }),
   unfilteredHtml: z.enum(['editors', 'nobody']).default('editors'),
   passwordGuesses: z
     .object({
@@ -132,6 +148,8 @@ export interface ResolvedOptions {
   readonly now: () => Date
   readonly cors: CorsOptions | undefined
   readonly wpCompat: boolean
+  /** The hot-read cache's bounds, or `false` when it is off. */
+  readonly responseCache: ResponseCacheOptions | false
 }
 
 /** Validates the options once; throws a readable error naming each bad option. */
@@ -163,6 +181,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     now: options.now ?? (() => new Date()),
     cors,
     wpCompat: o.wpCompat,
+    responseCache: o.responseCache === false ? false : Object.freeze({ ...o.responseCache }),
   })
 }
 

@@ -15,10 +15,12 @@ import { readPreconditions, runItemWrite } from './preconditions.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
 import { createCorsPolicy } from './cors.js'
+import { createResponseCache } from './response-cache.js'
 import { matchRoute, type CompiledRoute } from './routes.js'
 
 const JSON_TYPE = 'application/json; charset=UTF-8'
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+const STATIC_ROUTES = new RegExp(`^/${NAMESPACE}(/doc)?$`)
 
 function header(request: CalendarRequest, name: string): string | undefined {
   const value = request.headers[name] ?? request.headers[name.toLowerCase()]
@@ -74,6 +76,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   // Preflight answers carry their own CORS headers; everything else is decorated on the way out.
   const preflights = new WeakSet<CalendarResponse>()
   const exposedExtra = options.wpCompat ? Object.values(REFERENCE_HEADERS) : []
+  const cache = createResponseCache(options.responseCache, db, options.now)
 
   async function answer(request: CalendarRequest, namespace: string): Promise<CalendarResponse> {
     let principal: Principal | null = null
@@ -112,14 +115,25 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
         : {}
       if (looksLikeFeedKey(body.key)) throw invalidFeedKey()
+      // Anonymous reads may be answered from the hot-read cache (response-cache.ts). The root
+      // descriptor and `/doc` read no data: a check would cost more than answering them. Feeds
+      // are streamed text, never kept.
+      const keepable = !match.endpoint.feedKey && !STATIC_ROUTES.test(match.route.pattern)
+      const slot = cache && !principal && (method === 'GET' || method === 'HEAD') && keepable
+        ? cache.slot({ namespace, origin, mountPath: request.mountPath, path, query: request.query, params: query })
+        : undefined
+      const cached = await slot?.fresh(header(request, 'if-none-match'))
+      if (cached) return cached
       const conditional = method === 'GET' || method === 'HEAD'
         ? { ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') }
         : undefined
-      const { ctx, params } = buildCallContext(
+      const built = buildCallContext(
         { principal, raw: { path: match.params, query, body }, client: request.client, origin, mountPath: request.mountPath, namespace, conditional },
         options,
         db,
       )
+      const { params } = built
+      const ctx = slot ? slot.watch(built.ctx) : built.ctx
       const operation = match.endpoint.operation
       const item = match.endpoint.item
       // If-Match and company count on an item's update and delete; elsewhere they are ignored.
@@ -143,6 +157,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       headers.Vary = addVary(headers.Vary, ...(options.authenticate ? ['Authorization', 'Cookie'] : ['Authorization']))
       const text = JSON.stringify(result.body)
       headers.ETag = entityTag(text, result.headers ?? {}, visibilityKey(principal), namespace)
+      if (!ownCaching) slot?.keep(status, headers, text)
       if (noneMatchHits(header(request, 'if-none-match'), headers.ETag)) return { status: 304, headers: notModifiedHeaders(headers), body: undefined }
       return { status, headers, body: result.body, text }
     } catch (err) {

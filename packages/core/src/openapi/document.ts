@@ -347,7 +347,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
       description:
         'Events, venues, organizers, categories and tags (namespace cal/events/v1). Reads are public for published ' +
         'items; writes need a bearer token. Every error answers `{ code, message, data: { status, … } }`. ' +
-        'Text values cannot contain U+0000.',
+        'Text values cannot contain U+0000. Anonymous reads may be answered from a server-side cache that is checked ' +
+        "against the database's change log on every request: an answer never predates a write acknowledged before the request.",
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'cal-events' },
     },
