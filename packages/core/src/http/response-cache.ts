@@ -41,6 +41,13 @@ const ENTRY_OVERHEAD = 512
 /** Parameters whose values may be relative to now, or make a bound exact to the second. */
 const SECOND_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates', 'only_with_upcoming']
 
+/**
+ * Requests never kept: a `password` guess is counted per client (event.operations.ts); a sync answer
+ * also depends on how far the change log was pruned (410 for a token older than that), which a
+ * prune changes without a log row the check could see.
+ */
+const BYPASS_PARAMS = ['password', 'sync', 'sync_token', 'sync_page']
+
 const MINUTE_MS = 60_000
 const SECOND_MS = 1000
 
@@ -129,7 +136,7 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
   return {
     stats: () => ({ entries: entries.size, bytes }),
     slot(parts) {
-      if (parts.params.password !== undefined) return undefined // a guess is counted per client (event.operations.ts)
+      if (BYPASS_PARAMS.some((name) => parts.params[name] !== undefined)) return undefined
       const key = `${parts.namespace}\n${parts.origin ?? ''}\n${parts.mountPath ?? ''}\n${parts.path}\n${parts.query}`
       const secondGrained = SECOND_PARAMS.some((name) => parts.params[name] !== undefined)
       let point: ChangePoint | undefined
