@@ -35,6 +35,7 @@ export interface ApiTokens {
 
 export interface CalChangeHorizon {
   one: Generated<boolean>;
+  snapshot: string | null;
   xid: string;
 }
 

@@ -32,9 +32,10 @@ export type SyncState =
   | (SyncBinding & { k: 't'; p: ChangePoint })
   /**
    * A walk cursor (`sync_page`): the walk's mode, the point its first page was read at (`s`, the
-   * next token's point), the last id served (`a`) and, for a delta walk, the token's point (`p`).
+   * next token's point), the last id served (`a`), for a full walk the total its first page
+   * counted (`n`), for a delta walk the token's point (`p`).
    */
-  | (SyncBinding & { k: 'w'; m: 'full'; s: ChangePoint; a: number })
+  | (SyncBinding & { k: 'w'; m: 'full'; s: ChangePoint; a: number; n: number })
   | (SyncBinding & { k: 'w'; m: 'delta'; s: ChangePoint; a: number; p: ChangePoint })
 
 const keys = new WeakMap<Kysely<DB>, Promise<Buffer>>()
@@ -100,7 +101,7 @@ function isSyncState(s: unknown): s is SyncState {
   if (!binding) return false
   if (o.k === 't') return point(o.p)
   if (o.k !== 'w' || !point(o.s) || !Number.isSafeInteger(o.a)) return false
-  return o.m === 'full' || (o.m === 'delta' && point(o.p))
+  return (o.m === 'full' && Number.isSafeInteger(o.n)) || (o.m === 'delta' && point(o.p))
 }
 
 /** A short, stable hash of a JSON-able value (filter sets). */

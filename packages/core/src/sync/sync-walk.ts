@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Expression, type RawBuilder } from 'kysely'
+import { sql, type Compilable, type Expression } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import type { ChangePoint } from '../changes/change-log.js'
 import { invalidParams } from '../errors.js'
@@ -98,6 +98,50 @@ interface PageIds {
   page: number[]
 }
 
+/**
+ * A page of a full walk: the next ids of the filtered list after `after`, by the primary key. The
+ * total is counted on the first page only (`known` afterwards): counting every page would make a
+ * walk over N items cost N²/per_page rows read.
+ */
+async function fullWalkIds(ctx: CallContext, source: SyncSource, after: number, perPage: number, known: number | undefined): Promise<PageIds> {
+  const total = known === undefined ? sql`(select count(*)::int from (${source.ids}) b)` : sql`${known}::int`
+  const { rows } = await sql<PageIds>`
+    select false as expired, ${total} as total, pg_current_snapshot()::text as point,
+           array(select b.id::int from (${source.ids}) b where b.id > ${after}::int order by b.id limit ${perPage + 1}::int) as page`.execute(ctx.db)
+  return rows[0]!
+}
+
+/**
+ * Whether the pruned log held a change the point `p` needs: one whose transaction is not visible in
+ * `p`, at or below the horizon `h.xid`. Every pruned change is visible in `h.snapshot` (taken after
+ * the prune). So one exists only if the horizon reaches `xmax(p)`, or a transaction in progress at
+ * `p` had committed by the prune. Exact where change-log.ts's `horizon >= xmin(p)` is cautious: a
+ * transaction held open across the prune (anywhere on the server) holds xmin(p) back, but stays
+ * in progress in both snapshots, so it no longer expires every token taken meanwhile.
+ */
+function pruned(p: ChangePoint) {
+  return sql`h.xid >= pg_snapshot_xmin(${p}::pg_snapshot)
+    and (h.snapshot is null or pg_snapshot_xmax(${p}::pg_snapshot) <= h.xid
+         or exists (select 1 from pg_snapshot_xip(${p}::pg_snapshot) x where x <= h.xid and pg_visible_in_snapshot(x, h.snapshot)))`
+}
+
+/**
+ * A page of an incremental walk: the next ids after `after` among those changed since `since`, by
+ * the rule of change-log.ts (a change counts when its transaction is not visible in the point), and
+ * whether the log still covers `since`, in one statement.
+ */
+async function changedIds(ctx: CallContext, source: SyncSource, since: ChangePoint, after: number, perPage: number): Promise<PageIds> {
+  const { rows } = await sql<PageIds>`
+    with ch as materialized (
+      select c.kind, c.id from cal_row_changes c
+       where c.xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ${since}::pg_snapshot)
+    ), ids as materialized (select distinct x.id::int as id from (${sql.raw(source.changed)}) x)
+    select exists (select 1 from cal_change_horizon h where ${pruned(since)}) or exists (select 1 from ch where ch.kind = '*') as expired,
+           (select count(*)::int from ids) as total, pg_current_snapshot()::text as point,
+           array(select ids.id from ids where ids.id > ${after}::int order by ids.id limit ${perPage + 1}::int) as page`.execute(ctx.db)
+  return rows[0]!
+}
+
 /** One page of a sync walk as a list response: items and tombstones by id, totals, token or cursor. */
 export async function syncPage(
   ctx: CallContext,
@@ -109,26 +153,7 @@ export async function syncPage(
   const after = state?.k === 'w' ? state.a : 0
   const since = state?.k === 't' ? state.p : state?.k === 'w' && state.m === 'delta' ? state.p : undefined
   // Ids, total and the point in one statement; one more id than the page says whether one follows.
-  const ids =
-    since === undefined
-      ? sql`(${source.ids})`
-      : sql`(select distinct x.id::int as id from (${sql.raw(source.changed)}) x)`
-  const changes: RawBuilder<unknown> =
-    since === undefined
-      ? sql`select null::text as kind, null::bigint as id where false`
-      : // The rule of change-log.ts: a change counts when its transaction is not visible in the point.
-        sql`select c.kind, c.id from cal_row_changes c
-             where c.xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ${since}::pg_snapshot)`
-  const expired =
-    since === undefined
-      ? sql`false`
-      : sql`(exists (select 1 from cal_change_horizon h where h.xid >= pg_snapshot_xmin(${since}::pg_snapshot))
-             or exists (select 1 from ch where ch.kind = '*'))`
-  const { rows } = await sql<PageIds>`
-    with ch as materialized (${changes}), ids as materialized ${ids}
-    select ${expired} as expired, (select count(*)::int from ids) as total, pg_current_snapshot()::text as point,
-           array(select ids.id::int from ids where ids.id > ${after}::int order by ids.id limit ${perPage + 1}::int) as page`.execute(ctx.db)
-  const found = rows[0]!
+  const found = since === undefined ? await fullWalkIds(ctx, source, after, perPage, state?.k === 'w' && state.m === 'full' ? state.n : undefined) : await changedIds(ctx, source, since, after, perPage)
   if (found.expired) throw syncTokenExpired()
   const page = found.page.map(Number)
   const more = page.length > perPage
@@ -140,7 +165,7 @@ export async function syncPage(
   const { binding } = request
   const cursor: SyncState | undefined = more
     ? since === undefined
-      ? { ...binding, k: 'w', m: 'full', s: start, a: served[served.length - 1]! }
+      ? { ...binding, k: 'w', m: 'full', s: start, a: served[served.length - 1]!, n: found.total }
       : { ...binding, k: 'w', m: 'delta', s: start, a: served[served.length - 1]!, p: since }
     : undefined
   const token = more ? undefined : await signSyncState(ctx.db, { ...binding, k: 't', p: start })

@@ -79,15 +79,22 @@ const UP = [
      return null;
    end $$`,
   ...TRUNCATED.map((table) => `create trigger cal_rows_truncated after truncate on ${table} for each statement execute function cal_rows_truncated()`),
+  // The horizon also keeps a snapshot taken after the rows it dropped, so that a sync token can
+  // tell exactly whether it needed one of them (src/sync/sync-walk.ts): every dropped row is
+  // visible in it. The log's start counts as a prune of what was never logged: every write before
+  // migration 0007's triggers had committed before this migration began.
+  `alter table cal_change_horizon add column snapshot pg_snapshot`,
+  `update cal_change_horizon set snapshot = pg_current_snapshot()`,
   // Same horizon, same retention as before; the row record goes with the log it belongs to.
   `create or replace function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
    declare newest xid8;
    begin
      select max(xid) into newest from cal_changes where at < p_before;
      if newest is null then return; end if;
-     update cal_change_horizon set xid = greatest(xid, newest);
      delete from cal_changes where xid <= newest;
      delete from cal_row_changes where xid <= newest;
+     -- Read after the deletes: whatever they removed had committed, so it is visible here.
+     update cal_change_horizon set xid = greatest(xid, newest), snapshot = pg_current_snapshot();
    end $$`,
 ]
 
@@ -104,6 +111,7 @@ const DOWN = [
   `drop function if exists cal_rows_truncated()`,
   ...TRIGGERS.map(([fn, table]) => `drop trigger if exists ${fn} on ${table}`),
   ...TRIGGERS.map(([fn]) => `drop function if exists ${fn}()`),
+  `alter table cal_change_horizon drop column if exists snapshot`,
   `drop table if exists cal_sync_secret`,
   `drop table if exists cal_row_changes`,
 ]
