@@ -112,31 +112,18 @@ async function fullWalkIds(ctx: CallContext, source: SyncSource, after: number, 
 }
 
 /**
- * Whether the pruned log held a change the point `p` needs: one whose transaction is not visible in
- * `p`, at or below the horizon `h.xid`. Every pruned change is visible in `h.snapshot` (taken after
- * the prune). So one exists only if the horizon reaches `xmax(p)`, or a transaction in progress at
- * `p` had committed by the prune. Exact where change-log.ts's `horizon >= xmin(p)` is cautious: a
- * transaction held open across the prune (anywhere on the server) holds xmin(p) back, but stays
- * in progress in both snapshots, so it no longer expires every token taken meanwhile.
- */
-function pruned(p: ChangePoint) {
-  return sql`h.xid >= pg_snapshot_xmin(${p}::pg_snapshot)
-    and (h.snapshot is null or pg_snapshot_xmax(${p}::pg_snapshot) <= h.xid
-         or exists (select 1 from pg_snapshot_xip(${p}::pg_snapshot) x where x <= h.xid and pg_visible_in_snapshot(x, h.snapshot)))`
-}
-
-/**
  * A page of an incremental walk: the next ids after `after` among those changed since `since`, by
  * the rule of change-log.ts (a change counts when its transaction is not visible in the point), and
  * whether the log still covers `since`, in one statement.
  */
 async function changedIds(ctx: CallContext, source: SyncSource, since: ChangePoint, after: number, perPage: number): Promise<PageIds> {
+  // `cal_log_misses` (migration 0011): the pruned log held a change this point needs.
   const { rows } = await sql<PageIds>`
     with ch as materialized (
       select c.kind, c.id from cal_row_changes c
        where c.xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ${since}::pg_snapshot)
     ), ids as materialized (select distinct x.id::int as id from (${sql.raw(source.changed)}) x)
-    select exists (select 1 from cal_change_horizon h where ${pruned(since)}) or exists (select 1 from ch where ch.kind = '*') as expired,
+    select cal_log_misses(${since}::pg_snapshot) or exists (select 1 from ch where ch.kind = '*') as expired,
            (select count(*)::int from ids) as total, pg_current_snapshot()::text as point,
            array(select ids.id from ids where ids.id > ${after}::int order by ids.id limit ${perPage + 1}::int) as page`.execute(ctx.db)
   return rows[0]!

@@ -79,12 +79,28 @@ const UP = [
      return null;
    end $$`,
   ...TRUNCATED.map((table) => `create trigger cal_rows_truncated after truncate on ${table} for each statement execute function cal_rows_truncated()`),
-  // The horizon also keeps a snapshot taken after the rows it dropped, so that a sync token can
-  // tell exactly whether it needed one of them (src/sync/sync-walk.ts): every dropped row is
-  // visible in it. The log's start counts as a prune of what was never logged: every write before
+  // The horizon also keeps a snapshot taken after the rows it dropped, so that a point can be told
+  // exactly whether it needed one of them (`cal_log_misses`): every dropped row is visible in it. The log's start counts as a prune of what was never logged: every write before
   // migration 0007's triggers had committed before this migration began.
   `alter table cal_change_horizon add column snapshot pg_snapshot`,
   `update cal_change_horizon set snapshot = pg_current_snapshot()`,
+  // Whether the pruned log held a change invisible in p: one at or below the horizon's xid and not
+  // visible in p. Every pruned change is visible in the horizon's snapshot, so one exists only if
+  // the horizon reaches xmax(p), or a transaction in progress at p had committed by the prune.
+  // Exact where 0007's `horizon >= xmin(p)` is cautious: a transaction of any database of the
+  // server held open across a prune holds xmin(p) back, but is in progress in both snapshots.
+  `create function cal_log_misses(p pg_snapshot) returns boolean language sql stable as $$
+     select exists (select 1 from cal_change_horizon h
+                     where h.xid >= pg_snapshot_xmin(p)
+                       and (h.snapshot is null or pg_snapshot_xmax(p) <= h.xid
+                            or exists (select 1 from pg_snapshot_xip(p) x where x <= h.xid and pg_visible_in_snapshot(x, h.snapshot))))
+   $$`,
+  `create or replace function cal_changed_since(p pg_snapshot, p_tables text[] default null) returns boolean language sql stable as $$
+     select cal_log_misses(p)
+         or exists (select 1 from cal_changes c
+                     where c.xid >= pg_snapshot_xmin(p) and not pg_visible_in_snapshot(c.xid, p)
+                       and (p_tables is null or c.tbl = any(p_tables)))
+   $$`,
   // Same horizon, same retention as before; the row record goes with the log it belongs to.
   `create or replace function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
    declare newest xid8;
@@ -99,6 +115,13 @@ const UP = [
 ]
 
 const DOWN = [
+  `create or replace function cal_changed_since(p pg_snapshot, p_tables text[] default null) returns boolean language sql stable as $$
+     select exists (select 1 from cal_change_horizon h where h.xid >= pg_snapshot_xmin(p))
+         or exists (select 1 from cal_changes c
+                     where c.xid >= pg_snapshot_xmin(p) and not pg_visible_in_snapshot(c.xid, p)
+                       and (p_tables is null or c.tbl = any(p_tables)))
+   $$`,
+  `drop function if exists cal_log_misses(pg_snapshot)`,
   `create or replace function cal_prune_changes(p_before timestamptz) returns void language plpgsql as $$
    declare newest xid8;
    begin
