@@ -158,6 +158,30 @@ describe.each([
     expect((await read(`/venues/${venue}`)).body.venue).toBe('Raw Hall')
   })
 
+  it('shows each write to every reader that starts after it, with many reading at once', async () => {
+    const path = `/events/${eventId}`
+    await warm(path)
+    for (let i = 0; i < 5; i++) {
+      // Readers keep running while the write goes on; those started after its answer must see it.
+      let written = false
+      const stale: string[] = []
+      const readers = Array.from({ length: 12 }, async () => {
+        for (let r = 0; r < 4; r++) {
+          const after = written
+          const res = await fetch(`${server.base}${path}`)
+          const title = ((await res.json()) as { title: string }).title
+          if (after && title !== `Busy ${i}`) stale.push(title)
+        }
+      })
+      const updated = await server.request('POST', path, { token: admin, body: { title: `Busy ${i}` } })
+      expect(updated.status).toBe(200)
+      written = true
+      await Promise.all(readers)
+      expect(stale).toEqual([])
+      expect((await read(path)).body.title).toBe(`Busy ${i}`)
+    }
+  })
+
   it('never serves token callers from the cache, nor keeps their answers for anonymous readers', async () => {
     const draft = await server.request('POST', '/events', { token: admin, body: event('Draft Gig', { status: 'draft' }) })
     expect(draft.status).toBe(201)

@@ -16,7 +16,8 @@ import type { CalendarResponse } from './request.js'
 //   before the request started is committed at S; if it is not visible in P, S finds its log row.
 //   So a kept answer is served only when every write committed at S was already visible in P,
 //   and then what P's reads returned is what a read at S would return.
-// - No check is shared between requests: each request has its own S.
+// - A check is shared only by requests that arrived before its statement was sent (they join it
+//   while it waits for a pool connection), so S still starts after each of them arrived.
 // - After a check that finds nothing, S becomes the entry's point (nothing changed between P and
 //   S), so the log range the next check scans stays short.
 // - The clock: an answer whose operation read the request's clock (`ctx.now`, the default date
@@ -114,6 +115,27 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
     bytes -= entry.size
   }
 
+  // Checks of an entry that have not started yet. A request that arrives while one is waiting for
+  // a connection joins it: the check's statement starts after the request arrived, so it sees
+  // every write acknowledged before that. Once its connection is acquired, newcomers start their own.
+  const waiting = new Map<string, { entry: Entry; result: Promise<{ changed: boolean; now: ChangePoint }> }>()
+
+  function sharedCheck(key: string, entry: Entry): Promise<{ changed: boolean; now: ChangePoint }> {
+    const queued = waiting.get(key)
+    if (queued?.entry === entry) return queued.result
+    const check = {
+      entry,
+      result: db.connection().execute((connection) => {
+        if (waiting.get(key) === check) waiting.delete(key)
+        return checkChanges(connection, entry.point)
+      }),
+    }
+    waiting.set(key, check)
+    // A failed check (database away) fails its requests; it must not linger as a waiting one.
+    check.result.catch(() => {}).finally(() => waiting.get(key) === check && waiting.delete(key))
+    return check.result
+  }
+
   const current = (entry: Entry) => entry.clock === undefined || Math.floor(now().getTime() / entry.clock.unit) === entry.clock.slot
 
   function answerFrom(entry: Entry, ifNoneMatch: string | undefined): CalendarResponse {
@@ -153,10 +175,10 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
             point = await takePoint(db)
             return undefined
           }
-          const check = await checkChanges(db, entry.point)
+          const check = await sharedCheck(key, entry)
           point = check.now
           if (check.changed || !current(entry)) {
-            drop(key)
+            if (entries.get(key) === entry) drop(key)
             return undefined
           }
           if (entries.get(key) === entry) {
