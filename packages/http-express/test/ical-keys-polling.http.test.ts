@@ -147,9 +147,8 @@ describe('polling the iCalendar routes', () => {
   })
 
   /**
-   * Waits until a poll of a quiet calendar is a 304: while any transaction of the server that began
-   * before this database's change-log horizon still runs (a migration of another test's database),
-   * every point counts as changed (docs/change-tracking.md), which is a full answer, never a stale one.
+   * Waits until a poll of a quiet calendar is a 304: the change log may count a point as changed
+   * when it cannot tell (docs/change-tracking.md, rule 1), which is a full answer, never a stale one.
    */
   const quiet = async () => {
     let tag = (await get('/events/ical')).headers.get('etag')!

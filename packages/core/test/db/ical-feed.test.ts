@@ -34,10 +34,9 @@ describe(`iCalendar feeds through the script API (${BACKEND})`, () => {
       return { status: res.status, etag: res.headers.ETag!, text }
     }
     /**
-     * A poll of a quiet calendar is a 304, but any transaction of the server (another test's database
-     * included) that began before this database's change log horizon still running makes every
-     * point count as changed (docs/change-tracking.md): conservative, a full answer. Polls until a
-     * 304, with a fresh tag each time, so that a migration next door cannot fail the test.
+     * A poll of a quiet calendar is a 304, though the change log may count a point as changed when
+     * it cannot tell (docs/change-tracking.md, rule 1): a full answer, never a stale one. Polls until
+     * a 304, with a fresh tag each time, so that work elsewhere on the server cannot fail the test.
      */
     const settled = async (query: string) => {
       let tag = (await get(query)).etag
