@@ -6,9 +6,10 @@
  * - Recurring events become SERIES: the RRULE, RDATE and EXDATE lines go into the event field
  *   `recurrence` (issue 19), one calendar event per UID. A RECURRENCE-ID VEVENT with
  *   `STATUS:CANCELLED` becomes an EXDATE of its series (the occurrence is deleted). Any other
- *   RECURRENCE-ID VEVENT (an occurrence changed in the source) is excluded from the series by an
- *   EXDATE and stored as its own event with origin `UID#RECURRENCE-ID` (e.g.
- *   `reading-circle@library.example#20270201T180000`), so lists show its changed values.
+ *   RECURRENCE-ID VEVENT (an occurrence changed in the source) becomes an exception of its series
+ *   (`calendar.events.updateOccurrence` with the occurrence's key: its RECURRENCE-ID in UTC), so
+ *   lists show its changed values in the series' place; counted as updated. One whose
+ *   RECURRENCE-ID is no occurrence of the series is skipped with a warning.
  * - A series the calendar cannot store as one (a DTSTART in a non-IANA time zone, RDATE periods,
  *   or a rule the calendar refuses: EXRULE, BYHOUR, more than 1,000 occurrences…) is EXPANDED as
  *   before: one event per occurrence with origin `UID#RECURRENCE-ID`; series with COUNT or UNTIL
@@ -36,7 +37,8 @@ export interface PlannedEvent {
   /** `origin_uid`: the UID, or `UID#RECURRENCE-ID` for an occurrence of a series. */
   origin: string
   /** `cancel`: STATUS:CANCELLED, remove an earlier import. */
-  action: 'upsert' | 'cancel'
+  /** `override`: change one occurrence of the series `series` (a RECURRENCE-ID VEVENT). */
+  action: 'upsert' | 'cancel' | 'override'
   /** Body for `calendar.events.create`/`update` (without `origin_uid`). */
   input: Record<string, unknown>
   /**
@@ -44,6 +46,16 @@ export interface PlannedEvent {
    * the series' `recurrence` (a rule it does not support).
    */
   expanded?: () => PlannedEvent[]
+  /** For an override: the series' UID and the occurrence's RECURRENCE-ID. */
+  series?: string
+  recurrenceId?: RecurrenceId
+}
+
+/** A RECURRENCE-ID: its wall clock (`YYYYMMDDTHHMMSS`, or `YYYYMMDD` for a date) and frame. */
+export interface RecurrenceId {
+  value: string
+  /** `UTC`, an IANA zone, or `''` for a floating time (the calendar's site zone). */
+  zone: string
 }
 
 /** The parsed file: what to write, and what was left out and why. */
@@ -232,7 +244,7 @@ function recurrenceValue(t: Time, tzid: unknown): [string, string] | undefined {
 
 /**
  * The `recurrence` lines of a master VEVENT (RRULE, RDATE, EXDATE), plus an EXDATE for every
- * RECURRENCE-ID of `exceptions`; `undefined` when the series cannot be stored as one and is to be
+ * cancelled RECURRENCE-ID of `exceptions`; `undefined` when the series cannot be stored as one and is to be
  * expanded instead (a DTSTART in a non-IANA zone, several RRULEs, EXRULE, RDATE periods).
  */
 function seriesLines(master: Component, exceptions: Component[], zones: Map<string, unknown>): string[] | undefined {
@@ -262,13 +274,46 @@ function seriesLines(master: Component, exceptions: Component[], zones: Map<stri
   for (const ex of exceptions) {
     const prop = ex.getFirstProperty('recurrence-id')
     const value = prop?.getFirstValue()
-    if (!(value instanceof ICAL.Time) || !push('EXDATE', value, prop!.getParameter('tzid'))) return undefined
+    if (!(value instanceof ICAL.Time) || !recurrenceValue(value, prop!.getParameter('tzid'))) return undefined
+    if (text(ex, 'status').toUpperCase() === 'CANCELLED') push('EXDATE', value, prop!.getParameter('tzid'))
   }
   for (const [key, values] of grouped) {
     const unique = [...new Set(values)]
     for (let i = 0; i < unique.length; i += VALUES_PER_LINE) lines.push(`${key}:${unique.slice(i, i + VALUES_PER_LINE).join(',')}`)
   }
   return lines
+}
+
+/** The event fields an occurrence of a series may change (`calendar.events.updateOccurrence`). */
+const OVERRIDE_FIELDS = ['title', 'start_date', 'end_date', 'timezone', 'description', 'venue', 'organizer', 'categories', 'website']
+
+function overrideInput(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([name]) => OVERRIDE_FIELDS.includes(name)))
+}
+
+/** Milliseconds `zone` is ahead of UTC at instant `ms`. */
+function offsetAt(ms: number, zone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(ms)
+      .map((p) => [p.type, Number(p.value)]),
+  )
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!) - ms
+}
+
+/**
+ * The calendar's occurrence key of a RECURRENCE-ID: its original start in UTC
+ * (`20270201T170000Z`), or its date in an all-day series; floating times are read in `siteZone`.
+ */
+export function occurrenceKey(rid: RecurrenceId, siteZone: string): string {
+  const v = rid.value
+  if (v.length === 8) return v
+  if (rid.zone === 'UTC') return v
+  const zone = rid.zone || siteZone
+  const wallMs = Date.UTC(Number(v.slice(0, 4)), Number(v.slice(4, 6)) - 1, Number(v.slice(6, 8)), Number(v.slice(9, 11)), Number(v.slice(11, 13)), Number(v.slice(13, 15)))
+  let ms = wallMs - offsetAt(wallMs, zone)
+  ms = wallMs - offsetAt(ms, zone)
+  return `${new Date(ms).toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`
 }
 
 /** Parses an .ics text into the calendar events it describes; no database involved. */
@@ -342,10 +387,20 @@ export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' 
     if (series.action === 'cancel') continue
     series.input.recurrence = recurrence
     series.expanded = expand
-    // Changed occurrences stand alone next to the series, which excludes them by EXDATE.
+    // Changed occurrences become exceptions of the series; cancelled ones are its EXDATEs (the
+    // `cancel` entry only trashes what an earlier version of this importer stored on its own).
     for (const ex of exceptions) {
       const e = new ICAL.Event(ex)
-      add(`${uid}#${e.recurrenceId.toICALString()}`, ex, { start: e.startDate, end: e.endDate })
+      const origin = `${uid}#${e.recurrenceId.toICALString()}`
+      add(origin, ex, { start: e.startDate, end: e.endDate })
+      const planned = events.at(-1)!
+      if (planned.action === 'cancel') continue
+      const prop = ex.getFirstProperty('recurrence-id')!
+      const [params, value] = recurrenceValue(e.recurrenceId, prop.getParameter('tzid'))!
+      planned.action = 'override'
+      planned.series = uid
+      planned.recurrenceId = { value, zone: params.startsWith('TZID=') ? params.slice(5) : value.endsWith('Z') ? 'UTC' : '' }
+      planned.input = overrideInput(planned.input)
     }
   }
   return { vevents: vevents.length, events, warnings }
@@ -369,7 +424,10 @@ export async function importIcs(calendar: Calendar, icsText: string, options: Ic
   const summary: IcsImportSummary = { vevents: plan.vevents, planned: plan.events.length, created: 0, updated: 0, skipped: 0, removed: 0, warnings: plan.warnings }
   const call = options.call ?? {}
   let done = 0
+  // Series the calendar refused and that were imported expanded: their overrides came with them.
+  const expandedSeries = new Set<string>()
   const apply = async (planned: PlannedEvent): Promise<void> => {
+    if (planned.action === 'override') return applyOverride(planned)
     const existing: EventResource | undefined = await calendar.events.getByOrigin(planned.origin, call)
     if (planned.action === 'cancel') {
       if (existing && existing.status !== 'trash') {
@@ -398,9 +456,26 @@ export async function importIcs(calendar: Calendar, icsText: string, options: Ic
         await calendar.events.delete(existing.id, call)
         summary.removed++
       }
+      expandedSeries.add(planned.origin)
       const occurrences = planned.expanded()
       summary.planned += occurrences.length - 1
       for (const occurrence of occurrences) await apply(occurrence)
+    }
+  }
+  const applyOverride = async (planned: PlannedEvent): Promise<void> => {
+    const series = await calendar.events.getByOrigin(planned.series!, call)
+    if (expandedSeries.has(planned.series!) || !series || series.status === 'trash') {
+      summary.skipped++
+      return
+    }
+    const key = occurrenceKey(planned.recurrenceId!, calendar.options.siteTimezone)
+    try {
+      await calendar.events.updateOccurrence(series.id, key, planned.input, call)
+      summary.updated++
+    } catch (err) {
+      if (!(err instanceof CalendarError) || err.code !== 'EVENT_OCCURRENCE_NOT_FOUND') throw err
+      summary.warnings.push(`${planned.origin}: the series has no occurrence ${key}; the changed occurrence was not imported.`)
+      summary.skipped++
     }
   }
   for (const planned of plan.events) {

@@ -38,14 +38,19 @@ describe('planning the sample file (no database)', () => {
     expect(plan.events).toHaveLength(20)
     expect(plan.warnings).toEqual([])
     expect(plan.events.filter((e) => e.action === 'cancel').map((e) => e.origin)).toEqual(['cancelled-gig-2027@kulturhaus.example'])
-    // COUNT=6 with one EXDATE; the 1 February occurrence, changed by its RECURRENCE-ID VEVENT, is
-    // excluded from the series and stands alone with its new time and title.
+    // COUNT=6 with one EXDATE; the 1 February occurrence, changed by its RECURRENCE-ID VEVENT,
+    // becomes an exception of the series with its new time and title.
     expect(byOrigin('reading-circle@library.example').input).toMatchObject({
       title: 'Reading Circle',
       timezone: 'Europe/Berlin',
       start_date: '2027-01-04 18:00:00',
       end_date: '2027-01-04 19:30:00',
-      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20270118T180000,20270201T180000'],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20270118T180000'],
+    })
+    expect(byOrigin('reading-circle@library.example#20270201T180000')).toMatchObject({
+      action: 'override',
+      series: 'reading-circle@library.example',
+      recurrenceId: { value: '20270201T180000', zone: 'Europe/Berlin' },
     })
     expect(byOrigin('reading-circle@library.example#20270201T180000').input).toMatchObject({
       title: 'Reading Circle (guest author evening)',
@@ -133,12 +138,12 @@ describe('importing the sample into the calendar', () => {
     expect(await counts(calendar)).toEqual({ events: 0, trashed: 0, venues: 0, organizers: 0, categories: 0 })
     const progress: number[] = []
     const first = await importIcs(calendar, SAMPLE, { onProgress: (done, total) => progress.push(done / total) })
-    expect(first).toMatchObject({ vevents: 20, planned: 20, created: 19, updated: 0, skipped: 1, removed: 0, warnings: [] })
+    expect(first).toMatchObject({ vevents: 20, planned: 20, created: 18, updated: 1, skipped: 1, removed: 0, warnings: [] })
     expect(progress).toHaveLength(20)
     expect(progress.at(-1)).toBe(1)
     const afterFirst = await counts(calendar)
-    // 19 events; the list shows the Reading Circle series as its 4 remaining occurrences (6, less an
-    // EXDATE and the changed one, stored beside it): 18 + 4 items.
+    // 18 events; the list shows the Reading Circle series as its 5 occurrences (6, less an EXDATE;
+    // one of them changed): 17 + 5 items.
     expect(afterFirst).toEqual({ events: 22, trashed: 0, venues: 10, organizers: 9, categories: 13 })
 
     const second = await importIcs(calendar, SAMPLE)
@@ -199,7 +204,7 @@ describe('the import script (CLI) on PostgreSQL', () => {
   it('imports the sample twice; the second run creates nothing', async () => {
     const first = await cli()
     expect(first.stdout).toContain('20 VEVENTs, 20 events')
-    expect(first.stdout).toContain('created 19, updated 0, skipped 1, removed 0')
+    expect(first.stdout).toContain('created 18, updated 1, skipped 1, removed 0')
     expect(first.stdout).toContain('calendar now lists 22 events (a series once per occurrence), 10 venues, 9 organizers')
     const second = await cli()
     expect(second.stdout).toContain('created 0, updated 19, skipped 1, removed 0')

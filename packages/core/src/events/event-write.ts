@@ -17,7 +17,7 @@ import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
 import { parseRecurrence } from '../recurrence/recurrence.js'
-import { materialiseSeries } from '../recurrence/occurrences.js'
+import { materialiseSeries, occurrenceAt, type SeriesRow } from '../recurrence/occurrences.js'
 import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
@@ -206,6 +206,7 @@ export async function applyEventWrite(
     if (items !== undefined) await setEventTerms(trx, id, taxonomy, await resolveTermsForWrite(trx, taxonomy, items, language))
   }
   if (changesOccurrences(plan.columns, existing)) await materialiseSeries(trx, id, ctx.now)
+  if (existing && changesRuleOnly(plan.columns, existing)) await dropExceptionsOutsideRule(trx, id)
   return id
 }
 
@@ -223,4 +224,28 @@ function changesOccurrences(cols: Record<string, unknown>, existing: EventRow | 
     all_day: existing.all_day,
   }
   return Object.keys(stored).some((k) => k in cols && cols[k] !== stored[k])
+}
+
+/**
+ * After a write that changes a series' rule but not its times: its changed occurrences
+ * (exceptions, migration 0015) whose key the rule no longer has (an EXDATE, a shorter COUNT or
+ * UNTIL, no rule) are deleted with their kept occurrence row. A move of the whole series keeps
+ * them where they are, as RFC 5545 overrides (docs/recurrence.md).
+ */
+async function dropExceptionsOutsideRule(trx: Transaction<DB>, seriesId: number): Promise<void> {
+  const exceptions = await trx.selectFrom('events').select(['id', 'exception_key']).where('exception_of', '=', seriesId).execute()
+  if (exceptions.length === 0) return
+  const series = (await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirst()) as unknown as SeriesRow
+  for (const ex of exceptions) {
+    if (occurrenceAt(series, ex.exception_key!)) continue
+    await trx.deleteFrom('events').where('id', '=', ex.id).execute()
+    await trx.deleteFrom('event_occurrences').where('series_id', '=', seriesId).where('occurrence_key', '=', ex.exception_key!).execute()
+  }
+}
+
+/** Whether a write changes a series' rule lines and leaves its start, zone and all-day flag. */
+function changesRuleOnly(cols: Record<string, unknown>, existing: EventRow): boolean {
+  if (!('recurrence' in cols) || JSON.stringify(cols.recurrence) === JSON.stringify(existing.recurrence)) return false
+  const stored: Record<string, unknown> = { start_local: wallFromDb(existing.start_local), timezone: existing.timezone, all_day: existing.all_day }
+  return !Object.keys(stored).some((k) => k in cols && cols[k] !== stored[k])
 }

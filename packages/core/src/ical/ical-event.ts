@@ -81,7 +81,8 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
       }
     : { timezone: zone, start: instant(row.start_utc, zone), end: instant(row.end_utc, zone) }
   const data: ICalEventData = {
-    id: eventUid(ctx, row.id),
+    // A changed occurrence is its series' VEVENT for one RECURRENCE-ID (RFC 5545 3.8.4.4): same UID.
+    id: eventUid(ctx, row.exception_of ?? row.id),
     sequence: row.revision,
     // The last change rather than the time of the request: the same event is the same bytes (strong ETags).
     stamp: new Date(utcWallToEpochMs(wallFromDb(row.modified_utc))),
@@ -115,6 +116,12 @@ export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallConte
   const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
   // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
   // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
-  const series = row.recurrence && row.recurrence.length > 0 ? row.recurrence.map((line) => `${line}\r\n`).join('') : ''
+  const series = row.recurrence && row.recurrence.length > 0 ? row.recurrence.map((line) => `${line}\r\n`).join('') : recurrenceId(row)
   return foldLines(series ? text.replace(/END:VEVENT\r\n$/, `${series}END:VEVENT\r\n`) : text)
+}
+
+/** The RECURRENCE-ID line of a changed occurrence: its key, a UTC date-time or (all-day series) a date. */
+function recurrenceId(row: EventRow): string {
+  if (!row.exception_key) return ''
+  return row.exception_key.length === 8 ? `RECURRENCE-ID;VALUE=DATE:${row.exception_key}\r\n` : `RECURRENCE-ID:${row.exception_key}\r\n`
 }

@@ -15,6 +15,8 @@ const INT_MAX = 2147483647
 const PATH_PARAM_SCHEMAS: Record<string, Json> = {
   id: { type: 'integer', minimum: 1, maximum: INT_MAX },
   slug: { type: 'string', minLength: 1, pattern: '^[^/]+$' },
+  // An occurrence key (issue 19): never empty, one path segment.
+  key: { type: 'string', minLength: 1, pattern: '^[^/]+$' },
 }
 
 const BODY_METHODS = new Set<HttpMethod>(['POST', 'PUT', 'PATCH'])

@@ -143,4 +143,33 @@ describe(`events: changing one occurrence of a series (${BACKEND})`, () => {
       ['20270414T090000Z', '2027-04-14 09:00:00', 'Lab'],
     ])
   })
+
+  it('a series edit that drops the changed occurrence from the rule (EXDATE, shorter COUNT) drops the change', async () => {
+    const series = await calendar.events.create({
+      title: 'Course', start_date: '2027-04-19 09:00:00', end_date: '2027-04-19 10:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    })
+    await calendar.events.updateOccurrence(series.id, '20270420T090000Z', { title: 'Course (room B)' })
+    await calendar.events.updateOccurrence(series.id, '20270422T090000Z', { title: 'Course (exam)' })
+    await calendar.events.update(series.id, { recurrence: ['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE:20270420T090000Z'] })
+    expect(brief(await items(calendar, { search: 'Course' }))).toEqual([
+      ['20270419T090000Z', '2027-04-19 09:00:00', 'Course'],
+      ['20270421T090000Z', '2027-04-21 09:00:00', 'Course'],
+    ])
+    const feed = await calendar.events.feed({ start_date: '2027-04-01', end_date: '2027-04-30', search: 'Course' })
+    expect(feed).not.toContain('RECURRENCE-ID')
+  })
+
+  it('writes a changed occurrence into the feed as its series\' VEVENT with RECURRENCE-ID', async () => {
+    const series = await calendar.events.create({
+      title: 'Seminar', start_date: '2027-04-26 09:00:00', end_date: '2027-04-26 10:00:00', timezone: 'Europe/Berlin', recurrence: ['RRULE:FREQ=DAILY;COUNT=2'],
+    })
+    await calendar.events.updateOccurrence(series.id, '20270427T070000Z', { title: 'Seminar (online)' })
+    const feed = await calendar.events.feed({ start_date: '2027-04-01', end_date: '2027-04-30', search: 'Seminar' })
+    const vevents = feed.split('BEGIN:VEVENT').slice(1)
+    expect(vevents).toHaveLength(2)
+    expect(vevents.every((v) => v.includes(`UID:event-${series.id}@`))).toBe(true)
+    const changed = vevents.find((v) => v.includes('SUMMARY:Seminar (online)'))!
+    expect(changed).toContain('RECURRENCE-ID:20270427T070000Z')
+    expect(changed).not.toContain('RRULE')
+  })
 })
