@@ -291,6 +291,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
     const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }
     const { ctx, params } = buildCallContext(source, options, db)
+    await extending.ready()
     return invoke(op, params, idempotency ? { ...ctx, idempotency } : ctx)
   }
   /** The options of a call made with a feed key: its user is the caller (an `as` as well is a mistake). */
@@ -336,7 +337,10 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   return {
     options,
     routes,
-    handle: dispatch.handle,
+    handle: async (request) => {
+      await extending.ready()
+      return dispatch.handle(request)
+    },
     toErrorResponse: (err, request) => {
       const response = toErrorResponse(err, options.onError)
       return request ? dispatch.finish(request, response) : response
@@ -377,8 +381,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     poolStats: () => handle.poolStats?.(),
     close: async () => {
       stopPruning()
-      extending.stop()
-      await extending.started
+      await extending.stop()
       return handle.close()
     },
   }

@@ -205,6 +205,10 @@ export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void
   const target = targetHorizon(now)
   const known = cached(db)
   if (known?.until && known.until >= target) return
+  // A plain read first: a calendar that starts after another moved the horizon today opens no
+  // transaction (two calendars on one PGlite instance share its single session).
+  const seen = await readHorizon(db, undefined)
+  if (seen.until !== null && seen.until >= target) return remember(db, seen)
   const horizon = await db.transaction().execute(async (trx) => {
     const stored = await readHorizon(trx, 'update')
     if (stored.until !== null && stored.until >= target) return stored
@@ -277,18 +281,37 @@ function cached(db: Kysely<DB>): Horizon | undefined {
   return horizons.get(db)
 }
 
+/** The horizon job of one calendar (`keepExtending`). */
+export interface HorizonJob {
+  /** Runs the first move of the horizon, once, and waits for it; later calls wait for the same run. */
+  ready(): Promise<void>
+  /** Stops the daily runs and waits for one in progress. */
+  stop(): Promise<void>
+}
+
 /**
- * Moves the horizon on start and then daily while the calendar runs; returns the function that
- * stops it. A failed run (database away) is retried at the next day; lists past the stored horizon
- * meanwhile store their own years.
+ * Moves the horizon at the calendar's first call and then daily while it runs. The first run
+ * waits for a call rather than running at start-up: a process that only runs a script writes
+ * nothing it does not ask for, and two calendars sharing one PGlite instance (one session) do not
+ * interleave a background statement with the other's calls. A failed run (database away) is
+ * retried at the next day; lists past the stored horizon meanwhile store their own years.
  */
-export function keepExtending(db: Kysely<DB>, now: () => Date): { stop: () => void; started: Promise<void> } {
-  const run = () => extendOccurrences(db, now()).catch(() => {})
-  const started = run()
-  firstRuns.set(db, started)
+export function keepExtending(db: Kysely<DB>, now: () => Date): HorizonJob {
+  let running: Promise<void> = Promise.resolve()
+  let first: Promise<void> | undefined
+  const run = () => (running = extendOccurrences(db, now()).catch(() => {}))
   const timer = setInterval(run, EXTEND_EVERY_MS)
   timer.unref?.()
-  return { stop: () => clearInterval(timer), started }
+  return {
+    ready() {
+      if (!first) firstRuns.set(db, (first = run()))
+      return first
+    },
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
 }
 
 /** `wall` moved by `days`, kept within the stored years. */
