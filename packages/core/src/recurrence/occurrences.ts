@@ -203,15 +203,19 @@ async function seriesRows(db: Db, openEndedOnly: boolean): Promise<SeriesRow[]> 
  */
 export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void> {
   const target = targetHorizon(now)
+  // A horizon moved within the last day is far enough (36 months against the list's default 24):
+  // otherwise every process start would move it by the minutes since the last one, reading every
+  // series in a transaction before its first answer.
+  const recent = targetHorizon(new Date(now.getTime() - EXTEND_EVERY_MS))
   const known = cached(db)
-  if (known?.until && known.until >= target) return
+  if (known?.until && known.until >= recent) return
   // A plain read first: a calendar that starts after another moved the horizon today opens no
   // transaction (two calendars on one PGlite instance share its single session).
   const seen = await readHorizon(db, undefined)
-  if (seen.until !== null && seen.until >= target) return remember(db, seen)
+  if (seen.until !== null && seen.until >= recent) return remember(db, seen)
   const horizon = await db.transaction().execute(async (trx) => {
     const stored = await readHorizon(trx, 'update')
-    if (stored.until !== null && stored.until >= target) return stored
+    if (stored.until !== null && stored.until >= recent) return stored
     if (stored.until === null) {
       for (const series of await seriesRows(trx, false)) {
         await trx.deleteFrom('event_occurrences').where('series_id', '=', series.id).where('overridden', '=', false).execute()

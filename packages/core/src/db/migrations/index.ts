@@ -11,6 +11,7 @@ import { rowChanges } from './0011-row-changes.js'
 import { eventOccurrences } from './0012-event-occurrences.js'
 import { feedKeys } from './0013-feed-keys.js'
 import { eventExceptions } from './0015-event-exceptions.js'
+import { seriesIndex } from './0016-series-index.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012-event-occurrences': eventOccurrences,
   '0013-feed-keys': feedKeys,
   '0015-event-exceptions': eventExceptions,
+  '0016-series-index': seriesIndex,
 }
