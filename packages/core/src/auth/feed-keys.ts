@@ -1,9 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
+import { isRowId, lastUseRecorder, matchesDigest, sha256 } from './secret-store.js'
 
 // Keys look like `calfeed_<prefix>_<secret>`: another form than API tokens (`cal_…`), so neither
 // is ever found in the other's table. As with tokens, only a SHA-256 of the whole key is stored
@@ -13,10 +14,6 @@ const KEY_FORMAT = /^calfeed_([a-z0-9]{10})_[A-Za-z0-9_-]{43}$/
 /** Whether `value` has the form of a feed key (whether or not such a key exists). */
 export function looksLikeFeedKey(value: unknown): boolean {
   return typeof value === 'string' && /^calfeed_/.test(value.trim())
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
 /** A feed key as listed (never the secret). */
@@ -46,7 +43,7 @@ export async function createFeedKey(db: Kysely<DB>, input: FeedKeyInput): Promis
     .selectFrom('users')
     .select('id')
     .$if(input.login !== undefined, (qb) => qb.where('login', '=', input.login!))
-    .$if(input.userId !== undefined, (qb) => qb.where('id', '=', Number.isInteger(input.userId) && input.userId! > 0 && input.userId! <= 2_147_483_647 ? input.userId! : 0))
+    .$if(input.userId !== undefined, (qb) => qb.where('id', '=', isRowId(input.userId) ? input.userId : 0))
     .executeTakeFirst()
   if (!user) throw new TypeError(`No user ${input.login !== undefined ? JSON.stringify(input.login) : `#${input.userId}`}; a feed key shows what an existing user may see.`)
   const prefix = randomBytes(8).toString('hex').slice(0, 10)
@@ -88,7 +85,7 @@ export async function revokeFeedKey(db: Kysely<DB>, which: number | string): Pro
   let column: 'id' | 'prefix' = 'prefix'
   let value: number | string = which
   if (typeof which === 'number') {
-    if (!(Number.isInteger(which) && which >= 1 && which <= 2_147_483_647)) return false
+    if (!isRowId(which)) return false
     column = 'id'
   } else {
     const whole = KEY_FORMAT.exec(which.trim())
@@ -118,27 +115,14 @@ export async function resolveFeedKey(db: Kysely<DB>, key: unknown): Promise<Prin
         .where('k.prefix', '=', match[1]!)
         .executeTakeFirst()
     : undefined
-  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
-  const same = timingSafeEqual(expected, Buffer.from(sha256(text), 'hex'))
+  const same = matchesDigest(row?.secret_hash, text)
   if (!row || !same || row.revoked_utc !== null || !(ROLES as readonly string[]).includes(row.role)) throw invalidFeedKey()
   noteUse(db, row.key_id)
   return { id: row.id, role: row.role as Role }
 }
 
-const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
-const lastWritten = new Map<number, number>()
-
-/** Records a key's last use at most hourly per process, off the request path (a feed is polled often). */
-function noteUse(db: Kysely<DB>, keyId: number): void {
-  const now = Date.now()
-  if (now - (lastWritten.get(keyId) ?? 0) < USE_WRITE_INTERVAL_MS) return
-  lastWritten.set(keyId, now)
-  db.updateTable('cal_feed_keys')
-    .set({ last_used_utc: utcWall(new Date(now)) })
-    .where('id', '=', keyId)
-    .execute()
-    .catch(() => lastWritten.delete(keyId))
-}
+/** Records a feed key's last use (a feed is polled often). */
+const noteUse = lastUseRecorder('cal_feed_keys')
 
 /** The answer to a bad, unknown or revoked feed key, and to a feed key anywhere but a feed: the unknown token's 401. */
 export function invalidFeedKey(): CalendarError {

@@ -1,17 +1,14 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
+import { isRowId, lastUseRecorder, matchesDigest, sha256 } from './secret-store.js'
 
 // Tokens look like `cal_<prefix>_<secret>`: the prefix is public and indexes the row, only a
 // SHA-256 of the whole token is stored (the secret has 256 bits, so a slow hash buys nothing).
 const TOKEN_FORMAT = /^cal_([a-z0-9]{10})_[A-Za-z0-9_-]{43}$/
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex')
-}
 
 /** The lookup key of a token: its public prefix, or for foreign-format tokens a hash-derived key. */
 function lookupKey(token: string): string {
@@ -131,7 +128,7 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
 /** Revokes a token by id or prefix; returns whether one was revoked. */
 export async function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
   // An all-digit prefix read as an id can be past the id column's range: no such id, not an error.
-  if (typeof idOrPrefix === 'number' && !(Number.isInteger(idOrPrefix) && idOrPrefix >= 1 && idOrPrefix <= 2_147_483_647)) return false
+  if (typeof idOrPrefix === 'number' && !isRowId(idOrPrefix)) return false
   const result = await db
     .updateTable('api_tokens')
     .set({ revoked_utc: utcWall(new Date()) })
@@ -195,9 +192,7 @@ async function resolveToken(db: Kysely<DB>, token: string, login: string | undef
     .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 't.expires_utc', 'u.id', 'u.role', 'u.login'])
     .where('t.prefix', '=', lookupKey(token))
     .executeTakeFirst()
-  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex')
-  const actual = Buffer.from(sha256(token), 'hex')
-  const same = timingSafeEqual(expected, actual)
+  const same = matchesDigest(row?.secret_hash, token)
   // The login is compared as a digest too, so its length does not shape the timing.
   const sameLogin =
     login === undefined || timingSafeEqual(Buffer.from(sha256(`login:${row?.login ?? ''}`), 'hex'), Buffer.from(sha256(`login:${login}`), 'hex'))
@@ -208,20 +203,8 @@ async function resolveToken(db: Kysely<DB>, token: string, login: string | undef
   return { id: row.id, role: row.role as Role }
 }
 
-const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
-const lastWritten = new Map<number, number>()
-
-/** Records a token's last use at most hourly per process, off the request path. */
-function noteUse(db: Kysely<DB>, tokenId: number): void {
-  const now = Date.now()
-  if (now - (lastWritten.get(tokenId) ?? 0) < USE_WRITE_INTERVAL_MS) return
-  lastWritten.set(tokenId, now)
-  db.updateTable('api_tokens')
-    .set({ last_used_utc: utcWall(new Date(now)) })
-    .where('id', '=', tokenId)
-    .execute()
-    .catch(() => lastWritten.delete(tokenId))
-}
+/** Records a token's last use. */
+const noteUse = lastUseRecorder('api_tokens')
 
 function invalidToken(): CalendarError {
   return new CalendarError('INVALID_TOKEN', 'The bearer token or application password is invalid, unknown, revoked or expired.')

@@ -1,0 +1,42 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/generated.js'
+import { utcWall } from '../shared/post-fields.js'
+
+// What API tokens and feed keys share: only a SHA-256 of the whole secret is stored (256 random
+// bits, so a slow hash buys nothing), it is compared in constant time, and a use is recorded.
+
+/** The hex SHA-256 of `text` (UTF-8). */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/** Whether `secret` hashes to `storedHex`, in constant time; a missing row compares against zeros. */
+export function matchesDigest(storedHex: string | undefined, secret: string): boolean {
+  return timingSafeEqual(Buffer.from(storedHex ?? '0'.repeat(64), 'hex'), Buffer.from(sha256(secret), 'hex'))
+}
+
+/** Whether `n` can be a row id (a serial column): anything else names no row, and is no error. */
+export function isRowId(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 2_147_483_647
+}
+
+const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
+
+/**
+ * Records a secret's last use in `table` at most hourly per process and secret, off the request
+ * path: a token or feed key is used on every request or poll, and the hour is all a listing shows.
+ */
+export function lastUseRecorder(table: 'api_tokens' | 'cal_feed_keys'): (db: Kysely<DB>, id: number) => void {
+  const lastWritten = new Map<number, number>()
+  return (db, id) => {
+    const now = Date.now()
+    if (now - (lastWritten.get(id) ?? 0) < USE_WRITE_INTERVAL_MS) return
+    lastWritten.set(id, now)
+    db.updateTable(table)
+      .set({ last_used_utc: utcWall(new Date(now)) })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => lastWritten.delete(id))
+  }
+}
