@@ -56,11 +56,10 @@ function openPostgres(
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
   // A commit whose answer was lost is settled on a fresh connection: the pool may be what failed.
-  const probe = freshConnectionProbe({
-    connectionString: options.url,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
-    query_timeout: options.connectionTimeoutMs ?? 3000,
-  })
+  // It opens a connection of its own, which takes longer than waiting for a pooled one: a short
+  // pool wait (a tight pool) must not turn a committed write into an unknown one.
+  const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
+  const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
   const dialect = new PostgresDialect({
     pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
     onCreateConnection: useSchema(schema),
