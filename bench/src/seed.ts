@@ -321,7 +321,7 @@ export async function seed(sessions: SqlSession[], layout: SeedLayout, options: 
   // Secondary indexes go during the load and come back built in one pass each (primary keys stay).
   const indexes = await main.query<{ name: string; def: string }>(
     `select indexname as name, indexdef as def from pg_indexes
-      where schemaname = 'public' and tablename in ('events', 'event_terms', 'event_organizers', 'event_occurrences')
+      where schemaname = current_schema() and tablename in ('events', 'event_terms', 'event_organizers', 'event_occurrences')
         and indexname not in (select conname from pg_constraint)`,
   )
   for (const ix of indexes) await main.exec(`drop index ${ix.name}`)
