@@ -132,6 +132,8 @@ export async function startExampleServer(
     try {
       generatedAdminToken = await ensureAdminToken(calendar, config.adminToken)
       if (config.demo && (await isCalendarEmpty(calendar))) demo = await seedDemoData(calendar)
+      // Ready only once the first request no longer has start-up work (the occurrence horizon) to do.
+      await calendar.warmUp()
     } catch (err) {
       await new Promise((resolve) => server.close(resolve))
       throw err

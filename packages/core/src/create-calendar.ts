@@ -190,6 +190,11 @@ export interface Calendar {
   health(timeoutMs?: number): Promise<HealthReport>
   /** Connections of the PostgreSQL pool right now (`undefined` for PGlite); no database round trip. */
   poolStats(): PoolStats | undefined
+  /**
+   * Does now the start-up work the first call would otherwise do (moving the stored occurrence
+   * horizon of recurring events): a server calls it before listening, so no request pays for it.
+   */
+  warmUp(): Promise<void>
   /** Releases the database. */
   close(): Promise<void>
 }
@@ -337,6 +342,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   return {
     options,
     routes,
+    warmUp: () => extending.ready(),
     handle: async (request) => {
       await extending.ready()
       return dispatch.handle(request)
