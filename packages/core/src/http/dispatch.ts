@@ -171,15 +171,20 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   }
 
   /** What every answer gets on its way out: the reference's header names on its path, CORS. */
-  function finish(request: CalendarRequest, answered: CalendarResponse): CalendarResponse {
-    const response = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? withReferenceHeaders(answered) : answered
+  function finish(request: CalendarRequest, answered: CalendarResponse, namespace = namespaceOf(request)): CalendarResponse {
+    const response = namespace === WP_NAMESPACE ? withReferenceHeaders(answered) : answered
     return cors && !preflights.has(response) ? cors.decorate(request, response, exposedExtra) : response
+  }
+
+  /** The namespace a request is answered in: the reference's path only when compatibility is on. */
+  function namespaceOf(request: CalendarRequest): string {
+    return options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
   }
 
   return {
     async handle(request: CalendarRequest): Promise<CalendarResponse> {
-      const namespace = options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
-      return finish(request, await answer(request, namespace))
+      const namespace = namespaceOf(request)
+      return finish(request, await answer(request, namespace), namespace)
     },
     finish,
   }
