@@ -1,6 +1,6 @@
 import type { CallContext } from '../api/context.js'
 import { eventListPageQuery, eventListQuery, type EventListFilters } from '../events/event-list-query.js'
-import { serializeEvent, type EventRow } from '../events/event.serializer.js'
+import { serializeEvent, serializeException, type EventRow } from '../events/event.serializer.js'
 import type { SyncSource } from './sync-walk.js'
 
 /** Date parameters a sync walk refuses: the list's window moves with the clock, which no write records. */
@@ -13,6 +13,17 @@ export const EVENT_DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'st
  */
 export function eventSyncFilters(filters: EventListFilters): EventListFilters {
   return { ...filters, bounds: {} }
+}
+
+/**
+ * One event row as a sync item. A changed occurrence (an exception row) keeps its own row id, the
+ * key its changes and tombstones are recorded under, and says which occurrence of which series it
+ * replaces (`series_id`, `occurrence`, `original_start_date`), so a mirror that expands the series
+ * applies it as an override instead of showing that occurrence twice.
+ */
+function syncItem(row: EventRow & { id: number | null }, ctx: CallContext): Record<string, unknown> {
+  if (row.exception_of === null) return serializeEvent(row, ctx, { list: true })
+  return { ...serializeException(row, ctx, { list: true }), id: row.id }
 }
 
 /** How the event list takes part in a sync walk (`sync-walk.ts`). */
@@ -31,7 +42,7 @@ export function eventSyncSource(ctx: CallContext, filters: EventListFilters): Sy
       // blanking and embedded records as a list page. Series come as series (with `recurrence`):
       // changes are recorded per event row, and occurrences have none (docs/recurrence.md).
       const rows = (await eventListPageQuery(ctx.db, { ...f, include: ids }, { limit: ids.length, offset: 0 }, undefined, true).execute()) as unknown as (EventRow & { id: number | null })[]
-      return new Map(rows.filter((r) => r.id !== null).map((row) => [row.id!, serializeEvent(row, ctx, { list: true })]))
+      return new Map(rows.filter((r) => r.id !== null).map((row) => [row.id!, syncItem(row, ctx)]))
     },
   }
 }
