@@ -13,6 +13,7 @@ import type { BesideWrites, RunResults, ScenarioResult } from './report.js'
 import { allScenarios, scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
 import { scalingRun } from './scaling.js'
+import { benchDatabaseName, SERIES_PAIRED, seriesVsPlainRun } from './series.js'
 import { sweep, sweepPaths } from './sweep.js'
 import { calendarWriter, foreignWriter, hostWriter, type BackgroundWriter } from './writers.js'
 
@@ -42,8 +43,9 @@ const results: RunResults = {
 console.log(`cal-events bench: ${results.machine.cores} cores, ${results.machine.cpu}, node ${results.machine.node}, load ${results.machine['load average at start']}`)
 console.log(`${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per scenario\n`)
 
+/** The scenarios named, or by default all but the series ones when no share is seeded as series. */
 function selected(all: Scenario[], names: string[] | undefined): Scenario[] {
-  if (!names) return all
+  if (!names) return all.filter((s) => !s.series || opts.seriesShare > 0)
   const unknown = names.filter((n) => !all.some((s) => s.name === n))
   if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`)
   return all.filter((s) => names.includes(s.name))
@@ -134,8 +136,9 @@ const toDrop: string[] = []
 
 /** Seeds (or reuses) the main database and runs the scenarios and ceilings on it; the database stays for the scaling run. */
 async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Targets }> {
-  const name = `cal_bench_${o.events}`
-  console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events into ${name}…`)
+  const name = benchDatabaseName(o.events, o.seriesShare)
+  const seriesNote = o.seriesShare > 0 ? `, ${report.percent(o.seriesShare)}% series` : ''
+  console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events${seriesNote} into ${name}…`)
   if (!o.keep && !o.reuse) toDrop.push(name)
   const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse, o.seriesShare)
   console.log(report.seedLine(o.events, db.migrate, db.timings))
@@ -149,9 +152,9 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   const writes = chosen.filter((s) => s.spec.method === 'POST')
   try {
     const statementsByPerPage = await statementProbe(server)
-    console.log(`statements per list request: ${Object.entries(statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    console.log(`statements per list request: ${report.probeText(statementsByPerPage)}`)
     const captured = await captureResponse(server, '/events')
-    const scenarioResults = await runScenarios(server, db.targets, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events`)
+    const scenarioResults = await runScenarios(server, db.targets, reads, `PostgreSQL, ${o.events.toLocaleString('en-US')} events${seriesNote}`)
     if (cached.length > 0) scenarioResults.push(...(await cachedRun(db.url, db.targets, cached)))
     results.postgres = { events: o.events, migrate: db.migrate, seed: db.timings, statementsByPerPage, scenarios: scenarioResults }
     if (wantFeed) {
@@ -205,7 +208,15 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
       }
     }
     if (!o.skipBesideWrites) results.postgres.besideWrites = await besideWrites(server, db.url, db.targets, o)
-    if (writes.length > 0) results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
+    // Before the writes, which add events and occurrences to the series database only.
+    if (o.seriesShare > 0 && SERIES_PAIRED.some((n) => !o.scenarios || o.scenarios.includes(n))) {
+      results.seriesVsPlain = await seriesVsPlainRun(o, { server, targets: db.targets }, runScenarios, statementProbe, (n) => toDrop.push(n))
+    }
+    if (writes.length > 0) {
+      results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
+      const cost = report.seriesCreateCost(results.postgres.scenarios)
+      if (cost) console.log(`a weekly two-year series costs ${report.times(cost.rpsRatio)} one event by req/s (create / create-series), ${report.times(cost.cpuRatio)} by server+PostgreSQL CPU ms per request`)
+    }
   } finally {
     await server.stop()
   }
@@ -220,7 +231,7 @@ async function pgliteRun(o: BenchOptions): Promise<void> {
   const server = await startCalendarServer({ dataDir })
   try {
     // The same scenarios as the PostgreSQL run, less the extra uncached one.
-    const chosen = scenarios(db.targets).filter((s) => !o.scenarios || o.scenarios.includes(s.name))
+    const chosen = scenarios(db.targets).filter((s) => (o.scenarios ? o.scenarios.includes(s.name) : !s.series || o.seriesShare > 0))
     const rows = await runScenarios(server, db.targets, chosen, `PGlite, ${o.pgliteEvents.toLocaleString('en-US')} events`)
     results.pglite = { events: o.pgliteEvents, migrate: db.migrate, seed: db.timings, scenarios: rows }
   } finally {

@@ -24,7 +24,7 @@ export interface BenchOptions {
   skipSweep: boolean
   /** No run of the default list beside host, foreign and calendar writes. */
   skipBesideWrites: boolean
-  /** Paired rounds for the ratio targets: list and SQL ceiling, 1M and small database, back to back. */
+  /** Paired rounds for the ratio targets: list and SQL ceiling, 1M and small database, series and plain database, back to back. */
   rounds: number
   /** PostgreSQL server URL (any database); bench databases are created next to it. */
   adminUrl: string
@@ -41,6 +41,7 @@ const HELP = `Usage: pnpm bench [options]
   --events N          events in the main PostgreSQL database (default 1000000; env BENCH_EVENTS)
   --scenarios a,b     only these scenarios (default all; env BENCH_SCENARIOS): list, list-window-category,
                       search, list-venue, list-uncached, event-id, event-slug, venues, categories, create,
+                      create-series (a weekly series of 104 occurrences; by default only with --series-share),
                       feed (one ~20,000-event iCalendar feed at a time, --rounds times: events/s and the
                       server's RSS growth)
   --duration S        seconds measured per scenario (default 10; env BENCH_DURATION)
@@ -49,7 +50,10 @@ const HELP = `Usage: pnpm bench [options]
   --scaling-events N  events of the scaling run's small database (default 10000)
   --pglite-events N   events of the PGlite run (default 100000; env BENCH_PGLITE_EVENTS)
   --series-share F    share of timed events seeded as series (0 < F <= 1, default none; issue 19: 0.05;
-                      env BENCH_SERIES_SHARE): weekly/monthly for 1-2 years, some open-ended
+                      env BENCH_SERIES_SHARE): weekly/monthly for 1-2 years, some open-ended, into
+                      cal_bench_<events>_series<percent>; then list, list-window-category and categories
+                      are measured on it and on as many plain events (cal_bench_<events>_plain) back to
+                      back, --rounds times, and printed as series/plain req/s ratios (median of rounds)
   --skip-pglite       no PGlite run (env BENCH_SKIP_PGLITE=1)
   --skip-scaling      no scaling run (env BENCH_SKIP_SCALING=1)
   --skip-ceilings     no ceiling measurements (env BENCH_SKIP_CEILINGS=1)
@@ -59,7 +63,8 @@ const HELP = `Usage: pnpm bench [options]
                       each of 20 host-table commits/s, 20 commits/s in another database and 2 event
                       updates/s through the API, paired with a read-only list just before it
   --rounds N          paired rounds behind each ratio (default 3; env BENCH_ROUNDS): the default list
-                      and its SQL ceiling, and the 1M and small databases, measured back to back N times;
+                      and its SQL ceiling, the 1M and small databases, and the series and plain databases,
+                      measured back to back N times;
                       the ratios and the list p99 target are medians over them
   --keep              keep the bench databases afterwards
   --reuse             reuse databases kept by an earlier --keep run instead of seeding (iteration aid)

@@ -46,6 +46,8 @@ export interface RunResults {
     rounds: number
     scenarios: { name: string; small: ScenarioResult; large: ScenarioResult; p50Ratio: number; p99Ratio: number }[]
   }
+  /** Issue 19: the list scenarios on the series database and on one of as many plain events, in paired rounds. */
+  seriesVsPlain?: SeriesVsPlain
   pglite?: { events: number; migrate: number; seed: SeedTimings; scenarios: ScenarioResult[] }
   targets: Target[]
   seconds: number
@@ -63,6 +65,21 @@ export interface BesideWrites {
   /** The issue's floor for the ratio. */
   goal: number
 }
+
+/** The series database against the plain one: per scenario, each round's result on both and the req/s ratio (series / plain). */
+export interface SeriesVsPlain {
+  events: number
+  seriesShare: number
+  rounds: number
+  /** Statements of single list requests (`statementProbe`) on each database. */
+  statements: { series: Record<string, number>; plain: Record<string, number> }
+  scenarios: { name: string; series: ScenarioResult[]; plain: ScenarioResult[]; ratios: number[]; ratio: number }[]
+}
+
+/** Issue 19's floor for the series database's req/s as a share of the plain one's. */
+const SERIES_GOAL = 0.8
+/** Issue 19's ceiling for creating a two-year weekly series against creating one event. */
+const SERIES_CREATE_GOAL = 5
 
 export interface Target {
   name: string
@@ -85,6 +102,8 @@ function listP99s(r: RunResults): number[] {
 }
 
 const f = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits))
+/** A ratio as `1.56x` (`–x` when a side measured nothing). */
+export const times = (n: number) => `${f(n, 2)}x`
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)}`
 
 export const SCENARIO_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'RSS MB', 'non-2xx/err', 'CPU ms/req srv+pg+gen', 'busy']
@@ -154,6 +173,36 @@ export function seedLine(events: number, migrate: number, t: SeedTimings): strin
   )
 }
 
+/** A share (0-1) in percent, at most two decimals (`0.05` → `5`). */
+export const percent = (share: number) => String(Number((share * 100).toFixed(2)))
+
+/** `per_page=1: 1, per_page=5: 1, …` */
+export const probeText = (probe: Record<string, number>) => Object.entries(probe).map(([k, v]) => `${k}: ${v}`).join(', ')
+
+const SERIES_HEADER = ['scenario', 'series req/s', 'plain req/s', 'ratio', 'series p99 ms', 'plain p99 ms', 'series SQL/req']
+
+/** The series-vs-plain rounds as a table (`table` or `markdownTable`), with the median ratio of each scenario. */
+export function seriesTable(s: SeriesVsPlain, as: (header: string[], rows: string[][]) => string = table): string {
+  const rows: string[][] = []
+  for (const x of s.scenarios) {
+    x.ratios.forEach((ratio, i) => {
+      const [a, b] = [x.series[i]!, x.plain[i]!]
+      rows.push([`${x.name}, round ${i + 1}`, f(a.rps, 0), f(b.rps, 0), f(ratio, 2), f(a.p99), f(b.p99), f(a.sqlPerRequest, 2)])
+    })
+    rows.push([`${x.name}: median ratio`, '', '', f(x.ratio, 2), '', '', ''])
+  }
+  return as(SERIES_HEADER, rows)
+}
+
+/** Create req/s over create-series req/s, and the same of CPU ms per request (server + PostgreSQL), when both ran. */
+export function seriesCreateCost(scenarios: readonly ScenarioResult[]): { rpsRatio: number; cpuRatio: number } | undefined {
+  const one = scenarios.find((s) => s.name === 'create')
+  const series = scenarios.find((s) => s.name === 'create-series')
+  if (!one || !series) return undefined
+  const cpu = (r: ScenarioResult) => r.cpu.server + r.cpu.postgres
+  return { rpsRatio: one.rps / series.rps, cpuRatio: cpu(series) / cpu(one) }
+}
+
 /** The issue 18 scenarios (hot-read cache on) that are measured against the bare node:http ceiling, with their floors. */
 const CACHE_GOALS: Record<string, number> = { 'hot-list': 0.25, conditional: 0.4 }
 
@@ -189,6 +238,31 @@ export function targets(r: RunResults): Target[] {
     const worst = Math.max(...lists.map((s) => s.sqlPerRequest ?? 0), ...perPage)
     // Scenario figures are averages over thousands of requests; the probes are exact single requests.
     out.push({ name: 'SQL statements per list request (any per_page)', goal: '<= 3', value: f(worst, 2), met: worst <= 3.005 })
+  }
+  const sp = r.seriesVsPlain
+  for (const x of sp?.scenarios ?? []) {
+    out.push({
+      name: `${x.name}: ${percent(sp!.seriesShare)}% series / plain, ${sp!.events.toLocaleString('en-US')} events (median of rounds)`,
+      goal: `>= ${SERIES_GOAL * 100}%`,
+      value: `${f(x.ratio * 100, 0)}% (${x.ratios.map((v) => f(v * 100, 0)).join('/')})`,
+      met: x.ratio >= SERIES_GOAL,
+    })
+  }
+  if (sp) {
+    const lists = sp.scenarios.filter((x) => x.name.startsWith('list')).flatMap((x) => x.series)
+    const worst = Math.max(...lists.map((x) => x.sqlPerRequest ?? 0), ...Object.values(sp.statements.series))
+    out.push({ name: 'SQL statements per list request, series database', goal: '<= 3', value: f(worst, 2), met: worst <= 3.005 })
+  }
+  const cost = pgRun && seriesCreateCost(pgRun.scenarios)
+  if (cost) {
+    out.push({
+      name: 'create-series cost: create req/s / create-series req/s',
+      goal: `< ${SERIES_CREATE_GOAL}x`,
+      value: Number.isFinite(cost.rpsRatio)
+        ? `${times(cost.rpsRatio)} (CPU ms/req ratio ${times(cost.cpuRatio)})`
+        : 'no create-series request finished in the measured seconds (raise --duration)',
+      met: cost.rpsRatio < SERIES_CREATE_GOAL,
+    })
   }
   for (const w of pgRun?.besideWrites ?? []) {
     out.push({ name: `default list ${w.title} / read-only`, goal: `>= ${w.goal}`, value: `${f(w.ratio, 2)} (${f(w.withWrites.rps, 0)} / ${f(w.readOnly.rps, 0)} req/s)`, met: w.ratio >= w.goal })
@@ -243,7 +317,7 @@ export function markdown(r: RunResults): string {
     const p = r.postgres
     parts.push(`### PostgreSQL, ${p.events.toLocaleString('en-US')} events\n\n${seedLine(p.events, p.migrate, p.seed)}`)
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
-    parts.push(`Statements per list request by per_page: ${Object.entries(p.statementsByPerPage).map(([k, v]) => `${k}: ${v}`).join(', ')}`)
+    parts.push(`Statements per list request by per_page: ${probeText(p.statementsByPerPage)}`)
     if (p.besideWrites) parts.push(`#### Writes beside the default list\n\n${besideWritesTable(p.besideWrites, markdownTable)}`)
     if (p.feed) parts.push(`#### iCalendar feed, one download at a time\n\n\`${p.feed.path}\`\n\n${feedLines(p.feed, markdownTable)}`)
     if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
@@ -266,6 +340,15 @@ export function markdown(r: RunResults): string {
       )
       parts.push(`Default list: **${f(c.fraction * 100, 0)}%** of the lower ceiling (median of ${c.rounds.length} rounds).`)
     }
+  }
+  if (r.seriesVsPlain) {
+    const s = r.seriesVsPlain
+    parts.push(
+      `### Series vs plain: ${s.events.toLocaleString('en-US')} events, ${percent(s.seriesShare)}% series, against as many plain events\n\n` +
+        `Each round measures the series then the plain database, back to back; ratio = series req/s / plain req/s.\n\n` +
+        `Statements per list request, series: ${probeText(s.statements.series)}; plain: ${probeText(s.statements.plain)}\n\n` +
+        seriesTable(s, markdownTable),
+    )
   }
   if (r.scaling) {
     const s = r.scaling

@@ -3,6 +3,7 @@ import { preparePostgres } from './prepare.js'
 import * as report from './report.js'
 import type { RunResults, ScenarioResult } from './report.js'
 import { scenarios, type Scenario, type Targets } from './scenarios.js'
+import { benchDatabaseName } from './series.js'
 import { startCalendarServer, type RunningServer } from './server.js'
 
 /** The medians of `runs` (p50, p99, req/s) on the first run's other fields. */
@@ -26,7 +27,7 @@ export async function scalingRun(
 ): Promise<NonNullable<RunResults['scaling']>> {
   const largeUrl = large.url
   const largeTargets = large.targets
-  const name = `cal_bench_${o.scalingEvents}`
+  const name = benchDatabaseName(o.scalingEvents, o.seriesShare)
   console.log(`\nScaling: seeding ${o.scalingEvents.toLocaleString('en-US')} events into ${name}…`)
   if (!o.keep && !o.reuse) drop(name)
   const db = await preparePostgres(o.adminUrl, name, o.scalingEvents, o.reuse, o.seriesShare)

@@ -57,9 +57,11 @@ export interface Scenario {
   spec: LoadSpec
   /** Measured on a server with the hot-read cache on (every other scenario runs with it off). */
   cache?: boolean
+  /** Issue 19's: run by default only with `--series-share` (named in `--scenarios`, always). */
+  series?: boolean
 }
 
-/** The scenarios of the issue, in run order (writes last, so reads see the seeded data only). */
+/** The scenarios of the issues, in run order (writes last, so reads see the seeded data only; a series' creation right after a single one's). */
 export function scenarios(t: Targets): Scenario[] {
   const runTag = Date.now().toString(36)
   return [
@@ -86,32 +88,46 @@ export function scenarios(t: Targets): Scenario[] {
     },
     { name: 'venues', title: 'venue list', spec: { path: '/venues' } },
     { name: 'categories', title: 'category list', spec: { path: '/categories' } },
-    {
-      name: 'create',
-      title: 'event creation',
-      spec: {
-        method: 'POST',
-        path: '/events',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        next: (i) => ({
-          path: '/events',
-          body: JSON.stringify({
-            title: `Bench Meetup ${runTag} ${i}`,
-            description: 'Created by the benchmark. Doors open at seven.',
-            start_date: `${t.window.start} 18:00:00`,
-            end_date: `${t.window.start} 21:00:00`,
-            timezone: 'Europe/Berlin',
-            venue: t.venueId,
-            organizer: t.organizerIds,
-            categories: t.categoryIds,
-            tags: t.tagIds,
-            cost: '$10',
-          }),
-        }),
-      },
-    },
+    createScenario('create', 'event creation', t, runTag),
+    createScenario('create-series', 'weekly series creation (104 occ.)', t, `${runTag} series`, [SERIES_RULE]),
   ]
 }
+
+/**
+ * POST /events with the same payload each time but for the title; `recurrence` makes it a series
+ * (issue 19: a weekly series of two years must cost less than 5x one event).
+ */
+function createScenario(name: string, title: string, t: Targets, tag: string, recurrence?: string[]): Scenario {
+  return {
+    name,
+    title,
+    ...(recurrence ? { series: true } : {}),
+    spec: {
+      method: 'POST',
+      path: '/events',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      next: (i) => ({
+        path: '/events',
+        body: JSON.stringify({
+          title: `Bench Meetup ${tag} ${i}`,
+          description: 'Created by the benchmark. Doors open at seven.',
+          start_date: `${t.window.start} 18:00:00`,
+          end_date: `${t.window.start} 21:00:00`,
+          timezone: 'Europe/Berlin',
+          venue: t.venueId,
+          organizer: t.organizerIds,
+          categories: t.categoryIds,
+          tags: t.tagIds,
+          cost: '$10',
+          ...(recurrence ? { recurrence } : {}),
+        }),
+      }),
+    },
+  }
+}
+
+/** The weekly two-year series of issue 19's creation target (104 occurrences). */
+export const SERIES_RULE = 'RRULE:FREQ=WEEKLY;COUNT=104'
 
 /** Extra, beyond the issue's list: a new date window on every request, so the count is never cached. */
 function uncachedList(t: Targets): Scenario {

@@ -1,0 +1,72 @@
+import type { BenchOptions } from './options.js'
+import { preparePostgres } from './prepare.js'
+import * as report from './report.js'
+import type { RunResults, ScenarioResult } from './report.js'
+import { scenarios, type Scenario, type Targets } from './scenarios.js'
+import { startCalendarServer, type RunningServer } from './server.js'
+
+/** The scenarios issue 19 compares between the series and the plain database. */
+export const SERIES_PAIRED = ['list', 'list-window-category', 'categories']
+
+/**
+ * The bench database of `events` events: `cal_bench_<events>`, with `_series<percent>` when a share
+ * is seeded as series, so a series run never drops or reuses a plain run's database.
+ */
+export function benchDatabaseName(events: number, seriesShare: number): string {
+  return seriesShare > 0 ? `cal_bench_${events}_series${report.percent(seriesShare).replace('.', '_')}` : `cal_bench_${events}`
+}
+
+/** Runs scenarios in `label`'s table (main.ts `runScenarios`). */
+type RunScenarios = (server: RunningServer, targets: Targets, list: Scenario[], label: string) => Promise<ScenarioResult[]>
+
+/** Statement counts of single list requests (main.ts `statementProbe`). */
+type StatementProbe = (server: RunningServer) => Promise<Record<string, number>>
+
+/**
+ * Issue 19 (with `--series-share`): the database of the main run, whose share of events are series,
+ * beside one of as many plain events (`cal_bench_<events>_plain`, seeded the same way with no
+ * series), with the list scenarios measured on both, back to back, in paired rounds; the ratios
+ * (series req/s over plain req/s) are per round, and their median is the figure. `drop` is told
+ * the plain database's name unless it is to be kept.
+ */
+export async function seriesVsPlainRun(
+  o: BenchOptions,
+  series: { server: RunningServer; targets: Targets },
+  runScenarios: RunScenarios,
+  statementProbe: StatementProbe,
+  drop: (name: string) => void,
+): Promise<NonNullable<RunResults['seriesVsPlain']>> {
+  const names = SERIES_PAIRED.filter((n) => !o.scenarios || o.scenarios.includes(n))
+  const name = `cal_bench_${o.events}_plain`
+  console.log(`\nSeries vs plain: seeding ${o.events.toLocaleString('en-US')} plain events into ${name}…`)
+  if (!o.keep && !o.reuse) drop(name)
+  const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse, 0)
+  console.log(report.seedLine(o.events, db.migrate, db.timings))
+  const plainServer = await startCalendarServer(db.url)
+  try {
+    const statements = { series: await statementProbe(series.server), plain: await statementProbe(plainServer) }
+    console.log(`statements per list request, series: ${report.probeText(statements.series)}; plain: ${report.probeText(statements.plain)}`)
+    const pick = (t: Targets) => scenarios(t).filter((s) => names.includes(s.name))
+    const rounds: { series: ScenarioResult[]; plain: ScenarioResult[] }[] = []
+    for (let i = 0; i < o.rounds; i++) {
+      const seriesRows = await runScenarios(series.server, series.targets, pick(series.targets), `round ${i + 1}: ${o.events.toLocaleString('en-US')} events, ${report.percent(o.seriesShare)}% series`)
+      const plainRows = await runScenarios(plainServer, db.targets, pick(db.targets), `round ${i + 1}: ${o.events.toLocaleString('en-US')} plain events`)
+      rounds.push({ series: seriesRows, plain: plainRows })
+    }
+    const result: NonNullable<RunResults['seriesVsPlain']> = { events: o.events, seriesShare: o.seriesShare, rounds: o.rounds, statements, scenarios: [] }
+    for (const [j, s] of pick(db.targets).entries()) {
+      const ratios = rounds.map((r) => r.series[j]!.rps / r.plain[j]!.rps)
+      result.scenarios.push({
+        name: s.name,
+        series: rounds.map((r) => r.series[j]!),
+        plain: rounds.map((r) => r.plain[j]!),
+        ratios,
+        ratio: report.median(ratios),
+      })
+    }
+    console.log(report.seriesTable(result))
+    return result
+  } finally {
+    await plainServer.stop()
+  }
+}
