@@ -21,7 +21,7 @@ import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
-import { overrideArgs } from './events/occurrence.operations.js'
+import { followingArgs, overrideArgs } from './events/occurrence.operations.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
 import { feedArgs } from './ical/ical.operations.js'
 import { icalOperations, icalRoutes } from './ical/ical.routes.js'
@@ -85,6 +85,8 @@ export type EventFeedQuery = WithLanguage<ArgInput<ReturnType<typeof feedArgs>>>
 export type EventInput = WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
 /** Body of `events.updateOccurrence`: the event fields one occurrence may change. */
 export type OccurrenceInput = WithLanguage<ArgInput<ReturnType<typeof overrideArgs>>>
+/** Body of `events.updateFollowing`: the fields of `OccurrenceInput`, and the new series' `recurrence`. */
+export type FollowingInput = WithLanguage<ArgInput<ReturnType<typeof followingArgs>>>
 /** Body of `venues.create`/`update` (CONTRACT 11.1). */
 export type VenueInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'venue', (typeof VENUE)['detailArgs']>>>>
 /** Body of `organizers.create`/`update` (CONTRACT 11.1). */
@@ -131,6 +133,12 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    * edits leave it as it is. Answers the occurrence.
    */
   updateOccurrence(id: number, key: string, input: OccurrenceInput, options?: CallOptions): Promise<EventResource>
+  /**
+   * Changes occurrence `key` and every later one (`PATCH /events/{id}/occurrences/{key}/following`):
+   * the series ends before it and a new series starts there with the change; answers the new
+   * series (at the first occurrence: the whole series, edited). docs/recurrence.md.
+   */
+  updateFollowing(id: number, key: string, input: FollowingInput, options?: CallOptions): Promise<EventResource>
   /**
    * The iCalendar feed of the events `list(query)` would show the caller (`GET /events/ical`), as
    * text. A `key` in the query (a feed key) makes the key's user the caller, as over HTTP.
@@ -355,6 +363,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       ...postApi<EventResource, EventList, typeof events>(events, 'events'),
       getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
       updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
+      updateFollowing: (id, key, body, o) => call(events.updateFollowing, { path: { id: String(id), key }, body }, o),
       deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
       getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
       feed: async (query = {}, o) => {

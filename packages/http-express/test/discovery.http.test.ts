@@ -47,6 +47,7 @@ for (const variant of ['A', 'B'] as const) {
         `${ns}/events/(?P<id>\\d+)/ical`,
         `${ns}/events/by-slug/(?P<slug>[^/]+)/ical`,
         `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)`,
+        `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)/following`,
       ])
       expect(res.body.namespace).toBe('cal/events/v1')
       const root = res.body.routes[ns]
@@ -76,6 +77,7 @@ for (const variant of ['A', 'B'] as const) {
         '/', '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
         '/organizers', '/organizers/{id}', '/organizers/by-slug/{slug}', '/categories', '/categories/{id}', '/tags', '/tags/{id}',
         '/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical', '/events/{id}/occurrences/{key}',
+        '/events/{id}/occurrences/{key}/following',
       ])
       for (const name of ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']) {
         expect(doc.components.schemas).toHaveProperty(name)

@@ -137,6 +137,7 @@ export interface Events {
   show_map: Generated<boolean>;
   show_map_link: Generated<boolean>;
   slug: Generated<string>;
+  split_from: number | null;
   start_local: string;
   start_utc: string;
   status: string;

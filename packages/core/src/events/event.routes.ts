@@ -12,7 +12,7 @@ import {
   eventReadOperation,
   eventUpdateOperation,
 } from './event.operations.js'
-import { eventOccurrenceDeleteOperation, eventOccurrenceUpdateOperation } from './occurrence.operations.js'
+import { eventOccurrenceDeleteOperation, eventOccurrenceSplitOperation, eventOccurrenceUpdateOperation } from './occurrence.operations.js'
 
 /** The event operations, by name, for routes and the script API alike. */
 export function eventOperations(variant: VariantConfig) {
@@ -28,6 +28,7 @@ export function eventOperations(variant: VariantConfig) {
     getOccurrence: eventOccurrenceReadOperation(variant),
     deleteOccurrence: eventOccurrenceDeleteOperation(),
     updateOccurrence: eventOccurrenceUpdateOperation(),
+    updateFollowing: eventOccurrenceSplitOperation(),
     /** Script API only; no route serves it. */
     getByOrigin: eventByOriginOperation(),
   }
@@ -60,6 +61,31 @@ const UPDATE_OCCURRENCE_DOC: EndpointDoc = {
   access: 'token',
   errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
   success: { status: 200, description: 'The occurrence as changed.', schema: EventSchema },
+}
+
+const FOLLOWING_DOC: EndpointDoc = {
+  operationId: 'updateEventFollowing',
+  summary: 'Change an occurrence and all following ones',
+  description:
+    'Extension (issue 19): "this and all following". Splits series `id` at occurrence `key`: the series ends just before it ' +
+    '(its COUNT becomes the occurrences before the key, otherwise UNTIL is set; its RDATEs and EXDATEs from the key on move), ' +
+    'and a new series starts at the occurrence with the series\' fields and the fields sent on top (an occurrence\'s fields, ' +
+    'and `recurrence` to replace the adapted rule: a COUNT keeps what was left of the old one). Changed occurrences from the key on ' +
+    'move to the new series; its `global_id_lineage` ends with the old series\' global id. Answers the new series with 201 and its ' +
+    '`Location`; at the first occurrence nothing is split and the whole series is edited and answered with 200. `If-Match` takes ' +
+    'the series\' tag; the `ETag` answered is the new series\'. A key that is no occurrence of the series is 404 ' +
+    '`rest-event-occurrence-not-found`; a change that leaves the new series no occurrence is a 400 on `recurrence`. Permissions ' +
+    'are those of the series.',
+  tags: ['Events'],
+  access: 'token',
+  errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
+  success: {
+    status: 201,
+    description: 'The new series.',
+    schema: EventSchema,
+    headers: ['location'],
+    others: [{ status: 200, description: 'The series, edited as a whole (the key was its first occurrence).' }],
+  },
 }
 
 /** Event routes in registration order (CONTRACT 14.1). */
@@ -97,6 +123,16 @@ export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: st
         { methods: ['POST'], operation: ops.updateOccurrence, doc: UPDATE_OCCURRENCE_DOC },
         { methods: ['PUT'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'putEventOccurrence' } },
         { methods: ['PATCH'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'patchEventOccurrence' } },
+      ],
+    },
+    {
+      pattern: `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)/following`,
+      path: `${ns}/events/:id/occurrences/:key/following`,
+      // A series write: guarded by the series' tag; the new tag is of the series answered.
+      endpoints: [
+        { methods: ['POST'], operation: ops.updateFollowing, doc: FOLLOWING_DOC, item: itemWrites(ops.get, postLock('events')).update },
+        { methods: ['PUT'], operation: ops.updateFollowing, doc: { ...FOLLOWING_DOC, operationId: 'putEventFollowing' }, item: itemWrites(ops.get, postLock('events')).update },
+        { methods: ['PATCH'], operation: ops.updateFollowing, doc: { ...FOLLOWING_DOC, operationId: 'patchEventFollowing' }, item: itemWrites(ops.get, postLock('events')).update },
       ],
     },
   ]

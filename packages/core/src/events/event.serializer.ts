@@ -41,6 +41,8 @@ export interface EventRow extends PostRow {
   exception_of: number | null
   /** The key (RECURRENCE-ID) of the occurrence an exception changes; `null` otherwise. */
   exception_key: string | null
+  /** The series this series was split from ("this and following", migration 0017); `null` otherwise. */
+  split_from: number | null
   image: ImageRow | null
   venue: LinkedRow | null
   organizers: LinkedRow[] | null
@@ -87,8 +89,9 @@ export function serializeEvent(row: EventRow, ctx: CallContext, view: EventView 
   const event: Record<string, unknown> = {
     id: row.id,
     global_id: gid,
-    // The global id, then the origin the event was imported from (extension: `origin_uid`).
-    global_id_lineage: row.origin_uid ? [gid, row.origin_uid] : [gid],
+    // The global id, then the origin the event was imported from (extension: `origin_uid`), then
+    // the series a split-off series continues ("this and following").
+    global_id_lineage: [gid, ...(row.origin_uid ? [row.origin_uid] : []), ...(row.split_from ? [globalId(ctx.urls, row.split_from)] : [])],
     author: authorString(row.author_id),
     status: row.status,
     ...postDates(row, ctx.options.siteTimezone),

@@ -167,6 +167,14 @@ function successResponse(doc: EndpointDoc, tag: TagKind): Record<string, unknown
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { [success.contentType ?? 'application/json']: { schema: success.schema ?? {} } },
     },
+    ...Object.fromEntries((success.others ?? []).map((other) => [
+      String(other.status),
+      {
+        description: other.description,
+        ...(tag === 'write' ? { headers: WRITE_ETAG_HEADER } : {}),
+        content: { [success.contentType ?? 'application/json']: { schema: success.schema ?? {} } },
+      },
+    ])),
     ...(success.headers?.includes('validators')
       ? { '304': { description: 'Not Modified: the copy the client holds is current (no body).', headers: { ETag: VALIDATOR_HEADERS.ETag, 'Last-Modified': VALIDATOR_HEADERS['Last-Modified'] } } }
       : {}),

@@ -22,6 +22,8 @@ export interface EndpointDoc {
     schema?: z.ZodType
     contentType?: string
     headers?: readonly ('list-totals' | 'location' | 'sync' | 'validators')[]
+    /** Other success statuses with the same body schema (no `location`). */
+    others?: readonly { status: number; description: string }[]
   }
 }
 

@@ -12,6 +12,7 @@ import { eventOccurrences } from './0012-event-occurrences.js'
 import { feedKeys } from './0013-feed-keys.js'
 import { eventExceptions } from './0015-event-exceptions.js'
 import { seriesIndex } from './0016-series-index.js'
+import { seriesSplit } from './0017-series-split.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013-feed-keys': feedKeys,
   '0015-event-exceptions': eventExceptions,
   '0016-series-index': seriesIndex,
+  '0017-series-split': seriesSplit,
 }
