@@ -1,8 +1,6 @@
-import { parseArgs } from 'node:util'
-import { createCalendar, type Calendar, type FeedKeyInfo } from '@cal-events/core'
-import { loadConfig } from './config.js'
+import type { Calendar, FeedKeyInfo } from '@cal-events/core'
+import { formatTable, parseCommandLine, runCliMain, UsageError, type CliTool } from './cli.js'
 import { isEntryPoint } from './entry-point.js'
-import { UsageError } from './tokens-cli.js'
 
 const USAGE = `Usage:
   feed-keys create --login <login> [--name <name>] [--base-url <url>]
@@ -22,46 +20,28 @@ export type FeedKeysCommand =
 
 /** Parses and checks the arguments (no database needed); throws `UsageError`. */
 export function parseFeedKeysArgs(argv: readonly string[]): FeedKeysCommand {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { login: { type: 'string' }, name: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    })
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
-  const { values, positionals } = parsed
-  const [command, ...rest] = positionals
-  if (values.help) return { command: 'help' }
-  if (command === undefined) throw new UsageError('Name a command: create, list or revoke.')
-  const noMore = () => {
-    if (rest.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}.`)
-  }
-  switch (command) {
-    case 'create':
+  return parseCommandLine(argv, { login: { type: 'string' }, name: { type: 'string' }, 'base-url': { type: 'string' } }, {
+    create: ({ values, noMore }) => {
       if (values.login === undefined || values.login.trim() === '') throw new UsageError('feed-keys create needs --login.')
       noMore()
-      return { command, login: values.login, name: values.name, baseUrl: values['base-url'] }
-    case 'list':
+      return { command: 'create', login: values.login, name: values.name, baseUrl: values['base-url'] }
+    },
+    list: ({ values, noMore }) => {
       noMore()
-      return { command, login: values.login }
-    case 'revoke':
+      return { command: 'list', login: values.login }
+    },
+    revoke: ({ rest }) => {
       if (rest.length !== 1) throw new UsageError('feed-keys revoke takes exactly one id, prefix or key.')
-      return { command, which: rest[0]! }
-    default:
-      throw new UsageError(`Unknown command ${JSON.stringify(command)}.`)
-  }
+      return { command: 'revoke', which: rest[0]! }
+    },
+  })
 }
 
 /** Feed keys as an aligned text table. */
 export function formatFeedKeyTable(keys: readonly FeedKeyInfo[]): string {
-  if (keys.length === 0) return 'No feed keys.'
   const header = ['ID', 'PREFIX', 'LOGIN', 'ROLE', 'NAME', 'CREATED (UTC)', 'LAST USED (UTC)', 'STATUS']
   const rows = keys.map((k) => [String(k.id), k.prefix, k.login, k.role, k.name, k.createdUtc, k.lastUsedUtc ?? '-', k.revokedUtc ? `revoked ${k.revokedUtc}` : 'active'])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  return formatTable(header, rows, 'No feed keys.')
 }
 
 /** The subscribe URLs of a key, https and webcal forms. */
@@ -108,32 +88,9 @@ export async function runFeedKeysCli(argv: readonly string[], calendar: Calendar
   return executeFeedKeysCommand(parseFeedKeysArgs(argv), calendar, out)
 }
 
-/** Entry point: checks the arguments, opens the configured database (running migrations), runs, closes. */
-async function main(argv: readonly string[]): Promise<number> {
-  let calendar: Calendar | undefined
-  try {
-    const cmd = parseFeedKeysArgs(argv)
-    if (cmd.command === 'help') {
-      console.log(USAGE)
-      return 0
-    }
-    const config = loadConfig()
-    calendar = await createCalendar({
-      variant: config.variant,
-      siteTimezone: config.siteTimezone,
-      database: config.database,
-      ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
-    })
-    return await executeFeedKeysCommand(cmd, calendar)
-  } catch (err) {
-    if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`)
-    else console.error(err instanceof Error ? err.message : err)
-    return 1
-  } finally {
-    await calendar?.close()
-  }
-}
+/** The `feed-keys` tool, for `runCliMain`. */
+export const FEED_KEYS_CLI: CliTool<FeedKeysCommand> = { usage: USAGE, parse: parseFeedKeysArgs, execute: executeFeedKeysCommand }
 
 if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2))
+  process.exitCode = await runCliMain(FEED_KEYS_CLI, process.argv.slice(2))
 }

@@ -1,7 +1,8 @@
-import { parseArgs } from 'node:util'
-import { createCalendar, ROLES, type Calendar, type Role, type TokenInfo } from '@cal-events/core'
-import { loadConfig } from './config.js'
+import { ROLES, type Calendar, type Role, type TokenInfo } from '@cal-events/core'
+import { formatTable, parseCommandLine, runCliMain, UsageError, type CliTool } from './cli.js'
 import { isEntryPoint } from './entry-point.js'
+
+export { UsageError }
 
 const USAGE = `Usage:
   tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>] [--expires <ISO date-time>]
@@ -10,11 +11,6 @@ const USAGE = `Usage:
 
 Uses the example server's database settings (DATABASE_URL, or PGlite in CAL_DATA_DIR).
 With the embedded database, stop the server first: PGlite allows one process only.`
-
-/** A command-line mistake; the CLI prints it with the usage text. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
 
 function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value)
@@ -55,7 +51,6 @@ export async function revokeTokenCommand(calendar: Calendar, idOrPrefix: string)
 
 /** Tokens as an aligned text table. */
 export function formatTokenTable(tokens: readonly TokenInfo[]): string {
-  if (tokens.length === 0) return 'No tokens.'
   const now = new Date().toISOString().slice(0, 19).replace('T', ' ')
   const header = ['ID', 'PREFIX', 'ROLE', 'LOGIN', 'NAME', 'CREATED (UTC)', 'LAST USED (UTC)', 'STATUS']
   const rows = tokens.map((t) => [
@@ -68,8 +63,7 @@ export function formatTokenTable(tokens: readonly TokenInfo[]): string {
     t.lastUsedUtc ?? '-',
     t.revokedUtc ? `revoked ${t.revokedUtc}` : t.expiresUtc && t.expiresUtc <= now ? `expired ${t.expiresUtc}` : t.expiresUtc ? `expires ${t.expiresUtc}` : 'active',
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  return formatTable(header, rows, 'No tokens.')
 }
 
 /** One parsed command line. */
@@ -81,44 +75,22 @@ export type TokensCommand =
 
 /** Parses and checks the arguments (no database needed); throws `UsageError`. */
 export function parseTokensArgs(argv: readonly string[]): TokensCommand {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        role: { type: 'string' },
-        name: { type: 'string' },
-        login: { type: 'string' },
-        expires: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
-  const { values, positionals } = parsed
-  const [command, ...rest] = positionals
-  if (values.help) return { command: 'help' }
-  if (command === undefined) throw new UsageError('Name a command: create, list or revoke.')
-  const noMore = () => {
-    if (rest.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}.`)
-  }
-  switch (command) {
-    case 'create':
+  return parseCommandLine(argv, { role: { type: 'string' }, name: { type: 'string' }, login: { type: 'string' }, expires: { type: 'string' } }, {
+    create: ({ values, noMore }) => {
       if (values.role === undefined) throw new UsageError('tokens create needs --role.')
       if (!isRole(values.role)) throw new UsageError(`Unknown role ${JSON.stringify(values.role)}; use one of ${ROLES.join(', ')}.`)
       noMore()
-      return { command, role: values.role, name: values.name, login: values.login, ...(values.expires !== undefined ? { expires: values.expires } : {}) }
-    case 'list':
+      return { command: 'create', role: values.role, name: values.name, login: values.login, ...(values.expires !== undefined ? { expires: values.expires } : {}) }
+    },
+    list: ({ noMore }) => {
       noMore()
-      return { command }
-    case 'revoke':
+      return { command: 'list' }
+    },
+    revoke: ({ rest }) => {
       if (rest.length !== 1) throw new UsageError('tokens revoke takes exactly one id or prefix.')
-      return { command, idOrPrefix: rest[0]! }
-    default:
-      throw new UsageError(`Unknown command ${JSON.stringify(command)}.`)
-  }
+      return { command: 'revoke', idOrPrefix: rest[0]! }
+    },
+  })
 }
 
 /** Runs a parsed command against an open calendar; returns the exit code. */
@@ -156,27 +128,9 @@ export async function runTokensCli(argv: readonly string[], calendar: Calendar, 
   return executeTokensCommand(parseTokensArgs(argv), calendar, out)
 }
 
-/** Entry point: checks the arguments, opens the configured database (running migrations), runs, closes. */
-async function main(argv: readonly string[]): Promise<number> {
-  let calendar: Calendar | undefined
-  try {
-    const cmd = parseTokensArgs(argv)
-    if (cmd.command === 'help') {
-      console.log(USAGE)
-      return 0
-    }
-    const config = loadConfig()
-    calendar = await createCalendar({ variant: config.variant, siteTimezone: config.siteTimezone, database: config.database })
-    return await executeTokensCommand(cmd, calendar)
-  } catch (err) {
-    if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`)
-    else console.error(err instanceof Error ? err.message : err)
-    return 1
-  } finally {
-    await calendar?.close()
-  }
-}
+/** The `tokens` tool, for `runCliMain`. */
+export const TOKENS_CLI: CliTool<TokensCommand> = { usage: USAGE, parse: parseTokensArgs, execute: executeTokensCommand }
 
 if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2))
+  process.exitCode = await runCliMain(TOKENS_CLI, process.argv.slice(2))
 }

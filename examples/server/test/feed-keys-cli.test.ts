@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { parseFeedKeysArgs, runFeedKeysCli } from '../src/feed-keys-cli.js'
-import { UsageError } from '../src/tokens-cli.js'
+import { UsageError } from '../src/cli.js'
 
 describe('feed-keys CLI', () => {
   let calendar: Calendar
