@@ -89,6 +89,7 @@ export async function runCliMain<C extends { command: string }>(
       variant: config.variant,
       siteTimezone: config.siteTimezone,
       database: config.database,
+      ...(config.schema ? { schema: config.schema } : {}),
       ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     })
     return await tool.execute(cmd, calendar, print.out)

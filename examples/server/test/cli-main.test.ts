@@ -15,8 +15,8 @@ interface Run {
   stderr: string
 }
 
-async function run(tool: 'tokens' | 'feed-keys', args: string[]): Promise<Run> {
-  const env = { DATABASE_URL: database.url, CAL_PUBLIC_URL: 'https://cal.example.org' }
+async function run(tool: 'tokens' | 'feed-keys', args: string[], more: Record<string, string> = {}): Promise<Run> {
+  const env = { DATABASE_URL: database.url, CAL_PUBLIC_URL: 'https://cal.example.org', ...more }
   let stdout = ''
   let stderr = ''
   const print = { out: (line: string) => void (stdout += `${line}\n`), err: (line: string) => void (stderr += `${line}\n`) }
@@ -63,5 +63,14 @@ describe('tokens and feed-keys command lines', () => {
       expect(mistake.stdout).toBe('')
       expect(mistake.stderr).toMatch(new RegExp(`^${message.replace(/[.()"]/g, '\\$&')}\n\nUsage:\n`))
     }
+  })
+
+  it('work in the schema CAL_DB_SCHEMA names, as the server does', async () => {
+    const own = { CAL_DB_SCHEMA: 'cli_own' }
+    expect((await run('tokens', ['create', '--role', 'editor', '--login', 'cli-schema'], own)).code).toBe(0)
+    expect((await run('tokens', ['list'], own)).stdout).toContain('cli-schema')
+    expect((await run('tokens', ['list'])).stdout).not.toContain('cli-schema')
+    expect((await run('feed-keys', ['create', '--login', 'cli-schema'], own)).code).toBe(0)
+    expect((await run('feed-keys', ['list'], own)).stdout).toContain('cli-schema')
   })
 })
