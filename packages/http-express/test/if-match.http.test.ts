@@ -258,6 +258,65 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('GET', `${path}/occurrences/20270323T100000Z`, { token: alice })).status).toBe(404)
   })
 
+  it("guards a change of one occurrence with that occurrence's tag and answers its new tag", async () => {
+    const id = await create('/events', event({ title: 'Weekly', start_date: '2027-04-06 10:00:00', end_date: '2027-04-06 11:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'] }))
+    const occurrence = `/events/${id}/occurrences/20270413T100000Z`
+    // The first change (no exception yet) with the tag of the occurrence as computed from the series.
+    const fresh = await tagOf(occurrence, alice)
+    const first = await server.request('PATCH', occurrence, { token: alice, headers: { 'if-match': fresh }, body: { title: 'Weekly (moved)' } })
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    expect(first.headers.get('etag')).toBe(await tagOf(occurrence, alice))
+    // The tag it replaced, and the series' tag, are stale for the occurrence: 412, nothing written.
+    for (const tag of [fresh, await tagOf(`/events/${id}`, alice)]) {
+      const stale = await server.request('PATCH', occurrence, { token: alice, headers: { 'if-match': tag }, body: { title: 'lost' } })
+      expect(stale.status).toBe(412)
+      expect(stale.body.code).toBe('precondition-failed')
+    }
+    expect((await server.request('GET', occurrence, { token: alice })).body.title).toBe('Weekly (moved)')
+    // Another editor's change makes alice's tag stale.
+    const aliceTag = await tagOf(occurrence, alice)
+    expect((await server.request('PATCH', occurrence, { token: bob, headers: { 'if-match': await tagOf(occurrence, bob) }, body: { title: 'Bob' } })).status).toBe(200)
+    expect((await server.request('PUT', occurrence, { token: alice, headers: { 'if-match': aliceTag }, body: { title: 'Alice' } })).status).toBe(412)
+    const ok = await server.request('POST', occurrence, { token: alice, headers: { 'if-match': await tagOf(occurrence, alice) }, body: { title: 'Alice' } })
+    expect([ok.status, ok.body.title]).toEqual([200, 'Alice'])
+    expect(ok.headers.get('etag')).toBe(await tagOf(occurrence, alice))
+  })
+
+  it("guards a split (this and following) with the series' tag; answers 201, Location and the new series' tag", async () => {
+    const id = await create('/events', event({ title: 'Club', start_date: '2027-05-04 18:00:00', end_date: '2027-05-04 19:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'] }))
+    const path = `/events/${id}`
+    const following = `${path}/occurrences/20270518T180000Z/following`
+    const tag = await tagOf(path, alice)
+    expect((await server.request('POST', path, { token: alice, body: { description: 'changed' } })).status).toBe(200)
+    const stale = await server.request('PATCH', following, { token: alice, headers: { 'if-match': tag }, body: { title: 'Club (new)' } })
+    expect(stale.status).toBe(412)
+    expect((await server.request('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6'])
+    const split = await server.request('PATCH', following, { token: alice, headers: { 'if-match': await tagOf(path, alice) }, body: { title: 'Club (new)' } })
+    expect(split.status, JSON.stringify(split.body)).toBe(201)
+    expect(split.body).toMatchObject({ title: 'Club (new)', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] })
+    expect(split.headers.get('location')).toBe(`${server.base}/events/${split.body.id}`)
+    expect(split.headers.get('etag')).toBe(await tagOf(`/events/${split.body.id}`, alice))
+    expect((await server.request('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=2'])
+    // The same split again: the old series has no such occurrence any more.
+    expect((await server.request('PATCH', following, { token: alice, body: { title: 'Club (new)' } })).body.code).toBe('rest-event-occurrence-not-found')
+  })
+
+  it("lets only who may edit the series split it (contributor 403, anonymous 401, the series' author 201)", async () => {
+    const carl = (await calendar.tokens.create({ role: 'contributor', login: 'carl' })).token
+    const dora = (await calendar.tokens.create({ role: 'author', login: 'dora' })).token
+    const id = await create('/events', event({ title: 'Choir', start_date: '2027-06-01 19:00:00', end_date: '2027-06-01 20:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] }))
+    const following = `/events/${id}/occurrences/20270615T190000Z/following`
+    expect((await server.request('PATCH', following, { token: carl, body: { title: 'x' } })).status).toBe(403)
+    expect((await server.request('PATCH', following, { token: dora, body: { title: 'x' } })).status).toBe(403)
+    expect((await server.request('PATCH', following, { body: { title: 'x' } })).status).toBe(401)
+    expect((await server.request('GET', `/events/${id}`, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=4'])
+    const own = await server.request('POST', '/events', { token: dora, body: event({ title: 'Dora', start_date: '2027-06-02 19:00:00', end_date: '2027-06-02 20:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] }) })
+    expect(own.status).toBe(201)
+    const split = await server.request('PATCH', `/events/${own.body.id}/occurrences/20270616T190000Z/following`, { token: dora, body: { title: 'Dora (summer)' } })
+    expect(split.status, JSON.stringify(split.body)).toBe(201)
+    expect(split.body).toMatchObject({ author: own.body.author, status: 'publish' })
+  })
+
   it('says all of it in the OpenAPI document: parameters, 412, 304 and ETag headers', async () => {
     const doc = (await server.request('GET', '/doc')).body
     const writes: [string, string][] = [

@@ -1,8 +1,9 @@
 import type { VariantConfig } from '../config/variants.js'
 import { itemWrites, postRoutes, type RouteDef } from '../http/routes.js'
-import { postLock } from '../http/preconditions.js'
+import { postLock, type ItemLock, type ItemWrite } from '../http/preconditions.js'
 import type { EndpointDoc } from '../openapi/endpoint-doc.js'
 import { EventSchema } from '../openapi/wire-schemas.js'
+import { wallFromDb } from '../shared/post-fields.js'
 import { eventListOperation } from './event-list.js'
 import {
   eventByOriginOperation,
@@ -56,7 +57,8 @@ const UPDATE_OCCURRENCE_DOC: EndpointDoc = {
     'categories, tags, cost, ...). It keeps its key and place in the series; later edits of the series leave what was changed ' +
     'as it is (when a series edit moves the whole series, changed occurrences stay where they are, as RFC 5545 overrides do). ' +
     'Lists show its values and filter on them. Status, author and password are the series\'. A key that is no occurrence of ' +
-    'the series is 404 `rest-event-occurrence-not-found`. Answers the occurrence.',
+    'the series is 404 `rest-event-occurrence-not-found`. Answers the occurrence. `If-Match` takes the tag of the occurrence ' +
+    '(`GET /events/{id}/occurrences/{key}`); the `ETag` answered is the occurrence\'s new one.',
   tags: ['Events'],
   access: 'token',
   errors: ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID', 'EVENT_IN_TRASH', 'EVENT_OCCURRENCE_NOT_FOUND'],
@@ -86,6 +88,28 @@ const FOLLOWING_DOC: EndpointDoc = {
     headers: ['location'],
     others: [{ status: 200, description: 'The series, edited as a whole (the key was its first occurrence).' }],
   },
+}
+
+/**
+ * The lock of one occurrence's change: its series' row, and the tag of the occurrence as read at
+ * `GET …/occurrences/{key}` (a changed occurrence's own modified time for `If-Unmodified-Since`).
+ */
+const occurrenceLock: ItemLock = async (trx, input, ctx) => {
+  const series = await postLock('events')(trx, input, ctx)
+  if (!series) return undefined
+  const key = String(input.key)
+  const exception = await trx.selectFrom('events').select('modified_utc').where('exception_of', '=', series.id).where('exception_key', '=', key).executeTakeFirst()
+  return { ...series, path: { id: String(series.id), key }, ...(exception ? { modifiedUtc: wallFromDb(exception.modified_utc) } : {}) }
+}
+
+/** Changing one occurrence is guarded by the occurrence's tag and answers its new one. */
+function occurrenceWrite(read: ItemWrite['read']): ItemWrite {
+  return {
+    write: 'update',
+    read,
+    lock: occurrenceLock,
+    answerPath: (body) => (typeof body.occurrence === 'string' ? { id: String(body.id), key: body.occurrence } : undefined),
+  }
 }
 
 /** Event routes in registration order (CONTRACT 14.1). */
@@ -120,9 +144,9 @@ export function occurrenceRoutes(ops: ReturnType<typeof eventOperations>, ns: st
         // An edit of the series (an EXDATE): guarded by the series' tag and answering its new one.
         { methods: ['DELETE'], operation: ops.deleteOccurrence, doc: DELETE_OCCURRENCE_DOC, item: itemWrites(ops.get, postLock('events')).update },
         // One operation id per method, as the document's linters want; the body schema is shared.
-        { methods: ['POST'], operation: ops.updateOccurrence, doc: UPDATE_OCCURRENCE_DOC },
-        { methods: ['PUT'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'putEventOccurrence' } },
-        { methods: ['PATCH'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'patchEventOccurrence' } },
+        { methods: ['POST'], operation: ops.updateOccurrence, doc: UPDATE_OCCURRENCE_DOC, item: occurrenceWrite(ops.getOccurrence) },
+        { methods: ['PUT'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'putEventOccurrence' }, item: occurrenceWrite(ops.getOccurrence) },
+        { methods: ['PATCH'], operation: ops.updateOccurrence, doc: { ...UPDATE_OCCURRENCE_DOC, operationId: 'patchEventOccurrence' }, item: occurrenceWrite(ops.getOccurrence) },
       ],
     },
     {

@@ -20,6 +20,8 @@ import { entityTag, parseTagList, visibilityKey } from './conditional.js'
 export interface LockedItem {
   id: number
   modifiedUtc?: string
+  /** The path parameters of the read whose tag stands for the item; `{ id }` when absent. */
+  path?: Record<string, string>
 }
 
 /**
@@ -35,6 +37,11 @@ export interface ItemWrite {
   readonly read: Operation<any, any, any>
   /** Updates and deletes: how to find and lock the item before the preconditions are checked. */
   readonly lock?: ItemLock
+  /**
+   * The path parameters of the read an answer's new `ETag` is of (`{ id }` when absent): an
+   * occurrence is read at its series id and key.
+   */
+  readonly answerPath?: (body: Record<string, unknown>) => Record<string, string> | undefined
 }
 
 /** One entity tag of a header list. */
@@ -125,7 +132,7 @@ function guard(
 }
 
 async function check(item: ItemWrite, locked: LockedItem, conditions: Preconditions, ctx: CallContext, namespace: string): Promise<void> {
-  const tag = await currentTag(item, locked.id, ctx, namespace)
+  const tag = await currentTag(item, locked.path ?? { id: String(locked.id) }, ctx, namespace)
   if (!passes(conditions, tag, locked.modifiedUtc)) {
     throw new CalendarError('PRECONDITION_FAILED', 'The item has changed since the version the request names (If-Match / If-Unmodified-Since / If-None-Match).')
   }
@@ -150,8 +157,7 @@ function passes(conditions: Preconditions, tag: string | undefined, modifiedUtc:
 }
 
 /** The result of the by-id GET of the item, as this caller would get it now; `undefined` for any 4xx. */
-async function currentRead(item: ItemWrite, id: number, ctx: CallContext): Promise<OperationResult | undefined> {
-  const path = { id: String(id) }
+async function currentRead(item: ItemWrite, path: Record<string, string>, ctx: CallContext): Promise<OperationResult | undefined> {
   try {
     return await invoke(item.read, { ...path }, { ...ctx, raw: { path, query: {}, body: {} } })
   } catch (err) {
@@ -161,8 +167,8 @@ async function currentRead(item: ItemWrite, id: number, ctx: CallContext): Promi
 }
 
 /** The `ETag` a GET of the item by this caller would carry now (dispatch.ts hashes a GET the same way). */
-async function currentTag(item: ItemWrite, id: number, ctx: CallContext, namespace: string): Promise<string | undefined> {
-  const read = await currentRead(item, id, ctx)
+async function currentTag(item: ItemWrite, path: Record<string, string>, ctx: CallContext, namespace: string): Promise<string | undefined> {
+  const read = await currentRead(item, path, ctx)
   if (!read || (read.status ?? 200) !== 200 || read.body === undefined) return undefined
   return entityTag(JSON.stringify(read.body), read.headers ?? {}, visibilityKey(ctx.principal), namespace)
 }
@@ -170,11 +176,14 @@ async function currentTag(item: ItemWrite, id: number, ctx: CallContext, namespa
 /** A successful create or update with the `ETag` of the item as the caller would now GET it. */
 async function withNewTag(item: ItemWrite, result: OperationResult, ctx: CallContext, namespace: string): Promise<OperationResult> {
   const status = result.status ?? 200
-  const id = (result.body as { id?: unknown } | undefined)?.id
+  const body = result.body as Record<string, unknown> | undefined
+  const id = body?.id
   if ((status !== 200 && status !== 201) || typeof id !== 'number') return result
+  const path = item.answerPath ? item.answerPath(body!) : { id: String(id) }
+  if (!path) return result
   let tag: string | undefined
   try {
-    tag = await currentTag(item, id, ctx, namespace)
+    tag = await currentTag(item, path, ctx, namespace)
   } catch (err) {
     // A create has committed: like its read-back (api/write.ts), it answers without what the
     // database fails to tell, never a 503 that invites a duplicating retry.
