@@ -2,6 +2,7 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import { isDatabaseUnavailable } from './connection-errors.js'
 import { PLAN_EACH_TIME } from './prepared-statements.js'
+import { wrappedPool } from './wrapped-pool.js'
 
 /** What PostgreSQL knows of a transaction (`pg_xact_status`); null when it cannot be asked. */
 export type XactStatus = 'committed' | 'aborted' | 'in progress' | null
@@ -27,8 +28,7 @@ function isBegin(text: string): boolean {
  * 503 for a write that is in the database. Aborted or unknown: the connection error stands.
  */
 export function commitCheckingPool(pool: PostgresPool, probe: XactStatusProbe): PostgresPool {
-  const wrappers = new WeakMap<PostgresPoolClient, PostgresPoolClient>()
-  const wrap = (client: PostgresPoolClient): PostgresPoolClient => {
+  return wrappedPool(pool, (client: PostgresPoolClient): PostgresPoolClient => {
     let xid: string | undefined
     async function begin(text: string): Promise<unknown> {
       xid = undefined
@@ -57,16 +57,7 @@ export function commitCheckingPool(pool: PostgresPool, probe: XactStatusProbe): 
       },
       release: () => client.release(),
     }
-  }
-  return {
-    async connect() {
-      const client = await pool.connect()
-      let wrapper = wrappers.get(client)
-      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
-      return wrapper
-    },
-    end: () => pool.end(),
-  }
+  })
 }
 
 async function settle(probe: XactStatusProbe, xid: string): Promise<XactStatus> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import type { PostgresPool } from 'kysely'
 import type pg from 'pg'
+import { wrappedPool } from './wrapped-pool.js'
 
 /** How many times a statement text runs before it becomes a named prepared statement. */
 const HOT_AFTER = 3
@@ -59,9 +60,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     names.set(text, name)
     return name
   }
-  // Kysely keeps one connection object per client it is handed, so hand it the same wrapper.
-  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>()
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+  return wrappedPool(pool, (client: pg.PoolClient) => ({
     query(textOrCursor: any, parameters?: ReadonlyArray<unknown>): any {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor)
       const values = parameters as unknown[]
@@ -69,14 +68,5 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       return client.query(name === undefined ? { text: textOrCursor, values } : { name, text: textOrCursor, values })
     },
     release: () => client.release(),
-  })
-  return {
-    async connect() {
-      const client = await pool.connect()
-      let wrapper = wrappers.get(client)
-      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
-      return wrapper
-    },
-    end: () => pool.end(),
-  }
+  }))
 }
