@@ -56,12 +56,15 @@ export async function seriesVsPlainRun(
     const result: NonNullable<RunResults['seriesVsPlain']> = { events: o.events, seriesShare: o.seriesShare, rounds: o.rounds, statements, scenarios: [] }
     for (const [j, s] of pick(db.targets).entries()) {
       const ratios = rounds.map((r) => r.series[j]!.rps / r.plain[j]!.rps)
+      const cpuRatios = rounds.map((r) => report.serverCpu(r.plain[j]!) / report.serverCpu(r.series[j]!))
       result.scenarios.push({
         name: s.name,
         series: rounds.map((r) => r.series[j]!),
         plain: rounds.map((r) => r.plain[j]!),
         ratios,
         ratio: report.median(ratios),
+        cpuRatios,
+        cpuRatio: report.median(cpuRatios),
       })
     }
     console.log(report.seriesTable(result))
