@@ -38,7 +38,7 @@ export function searchExpression(kind: LinkedKind): Expression<string> {
 }
 
 /** Conditions on a linked event, built apart so the venue and organizer sub-selects share them. */
-const ev = expressionBuilder<{ ev: DB['events'] }, 'ev'>()
+const ev = expressionBuilder<{ ev: DB['events']; event_occurrences: DB['event_occurrences'] }, 'ev'>()
 
 /**
  * "There is an event linked to this record that satisfies `condition`": venues through
@@ -58,6 +58,30 @@ function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<Sql
       .whereRef(`eo.${link.column}`, '=', 'p.id')
       .where(condition),
   )
+}
+
+/**
+ * The linked event is upcoming from `from` (UTC): a single event (changed occurrences included)
+ * by its start; a series by its stored occurrences (docs/recurrence.md), since its own start is
+ * only its first one: one still to come that is neither deleted nor changed (a changed one is an
+ * event of its own, with its own venue and organizers). Open-ended series are stored 36 months
+ * ahead, so one that goes on always has one.
+ */
+function upcomingEvent(from: string): Expression<SqlBool> {
+  return ev.or([
+    ev.and([ev('ev.recurrence', 'is', null), ev('ev.start_utc', '>=', from)]),
+    ev.and([
+      ev('ev.recurrence', 'is not', null),
+      ev.exists(
+        ev
+          .selectFrom('event_occurrences as o')
+          .select('o.series_id')
+          .whereRef('o.series_id', '=', 'ev.id')
+          .where('o.start_utc', '>=', from)
+          .where('o.overridden', '=', false),
+      ),
+    ]),
+  ])
 }
 
 /** The filtered venues/organizers of a list request, before ordering and paging. Pure: builds, never runs. */
@@ -85,7 +109,7 @@ export function linkedListQuery(db: Kysely<LinkedDB>, kind: LinkedKind, f: Linke
           ev.and([
             visiblePosts(ev, 'ev', undefined, f.scope),
             ev('ev.hide_from_listings', '=', false),
-            ev('ev.start_utc', '>=', f.upcomingFrom!),
+            upcomingEvent(f.upcomingFrom!),
             unlockedSql(f.editScope, 'ev'),
           ]),
         ),

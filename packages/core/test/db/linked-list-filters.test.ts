@@ -73,4 +73,34 @@ describe(`venue and organizer list filters (${BACKEND})`, () => {
     // A contributor sees published events and their own.
     expect(await upcoming(contributor)).toEqual({ venues: ['U Pending', 'U Public'], organizers: ['U Pending Org', 'U Public Org'] })
   })
+
+  it('only_with_upcoming counts a series by its occurrences: upcoming ones count, past, deleted and changed ones do not', async () => {
+    const series = async (title: string, venueName: string, start: string, recurrence: string[]) =>
+      calendar.events.create({
+        title,
+        start_date: `${start} 18:00:00`,
+        end_date: `${start} 19:00:00`,
+        timezone: 'UTC',
+        venue: (await calendar.venues.create({ venue: venueName })).id,
+        organizer: [(await calendar.organizers.create({ organizer: `${venueName} Org` })).id],
+        recurrence,
+      })
+    // Started long before now; its later occurrences are upcoming.
+    await series('Weekly', 'S Weekly', '2026-01-06', ['RRULE:FREQ=WEEKLY'])
+    await series('Ended', 'S Ended', '2026-01-06', ['RRULE:FREQ=WEEKLY;COUNT=3'])
+    // Its only upcoming occurrence (24 November) is deleted.
+    const deleted = await series('Deleted', 'S Deleted', '2026-11-10', ['RRULE:FREQ=WEEKLY;COUNT=3'])
+    await calendar.events.deleteOccurrence(deleted.id, '20261124T180000Z')
+    // Its only occurrence, in the future, takes place elsewhere: the other venue has it.
+    const moved = await series('Moved', 'S Moved', '2027-02-01', ['RRULE:FREQ=WEEKLY;COUNT=1'])
+    await calendar.events.updateOccurrence(moved.id, '20270201T180000Z', {
+      venue: (await calendar.venues.create({ venue: 'S Elsewhere' })).id,
+      organizer: [(await calendar.organizers.create({ organizer: 'S Elsewhere Org' })).id],
+    })
+    const names = <T>(list: T[]) => list.filter((n) => String(n).startsWith('S '))
+    const venues = names(venueNames(await calendar.venues.list({ only_with_upcoming: true, per_page: 50 }, anonymous)))
+    const organizers = names(organizerNames(await calendar.organizers.list({ only_with_upcoming: true, per_page: 50 }, anonymous)))
+    expect(venues).toEqual(['S Elsewhere', 'S Weekly'])
+    expect(organizers).toEqual(['S Elsewhere Org', 'S Weekly Org'])
+  })
 })
