@@ -2,6 +2,7 @@ import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
 import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */
 export interface CalendarRouterOptions {
@@ -143,13 +144,6 @@ export function createHealthRouter(calendar: Calendar, options: HealthRouterOpti
   return router
 }
 
-/** Status, wire code and message per Node parser error; anything else is a plain 400. */
-const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'rest_headers_too_large', message: 'The request headers are too large.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'rest_request_timeout', message: 'The request took too long to arrive.' },
-}
-const BAD_REQUEST = { status: 400, code: 'rest_bad_request', message: 'The request could not be parsed.' }
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
 
 /**
  * A `clientError` listener for the Node HTTP server: requests Node rejects before Express sees them

@@ -2,8 +2,8 @@ import { CalendarError, type CalendarErrorCode } from '../errors.js'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { CalendarResponse } from './request.js'
 
-/** The single table from error code to wire code and HTTP status. */
-const ERRORS = {
+/** The single table from error code to wire code and HTTP status (each wire code has a line in docs/errors.md). */
+export const ERRORS = {
   NO_ROUTE: { status: 404, code: 'rest_no_route' },
   INVALID_JSON: { status: 400, code: 'rest_invalid_json' },
   PAYLOAD_TOO_LARGE: { status: 413, code: 'rest_payload_too_large' },
