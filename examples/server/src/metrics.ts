@@ -1,12 +1,12 @@
-import type { RequestHandler } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Calendar } from '@cal-events/core'
 
 /** Prometheus metrics of one server: the middleware that counts, and the registry to expose. */
 export interface ServerMetrics {
   readonly registry: Registry
-  /** Counts every request by method, route pattern and status, and times it. */
-  readonly middleware: RequestHandler
+  /** Counts every request by method, route pattern and status, and times it (plain Node, so it also sees what is answered before Express). */
+  readonly middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void
 }
 
 /**
@@ -24,6 +24,19 @@ function routeLabeller(calendar: Calendar, extra: readonly string[]): (path: str
     const mounted = path.indexOf('/cal/events/v1')
     const below = mounted === -1 ? path : path.slice(mounted)
     return routes.find((r) => r.regex.test(below))?.label ?? 'other'
+  }
+}
+
+/** The path of a request target (origin form, or absolute form as a proxy sends it), as Express's `req.path`. */
+function pathOf(url: string): string {
+  if (url[0] === '/') {
+    const end = url.search(/[?#]/)
+    return end === -1 ? url : url.slice(0, end)
+  }
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
   }
 }
 
@@ -58,14 +71,14 @@ export function createMetrics(calendar: Calendar, extraPaths: readonly string[] 
     },
   })
   const label = routeLabeller(calendar, extraPaths)
-  const middleware: RequestHandler = (req, res, next) => {
+  const middleware: ServerMetrics['middleware'] = (req, res, next) => {
     const started = process.hrtime.bigint()
     // Read now: mounted routers strip their prefix from the request while they answer it.
-    const path = req.path
+    const path = pathOf(req.url ?? '/')
     res.once('finish', () => {
       const route = label(path)
-      requests.inc({ method: req.method, route, status: String(res.statusCode) })
-      duration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9)
+      requests.inc({ method: req.method ?? '', route, status: String(res.statusCode) })
+      duration.observe({ method: req.method ?? '', route }, Number(process.hrtime.bigint() - started) / 1e9)
     })
     next()
   }

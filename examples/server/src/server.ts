@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import compression from 'compression'
 import express from 'express'
@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino'
 import type { ExampleServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
+import { cacheFastPath } from './fast-path.js'
 import { createMetrics } from './metrics.js'
 import { referenceRouter } from './reference.js'
 
@@ -31,6 +32,8 @@ const SHUTDOWN_GRACE_MS = 10_000
 
 const ADMIN_TOKEN_NAME = 'CAL_ADMIN_TOKEN'
 
+const noop = () => {}
+
 /**
  * The administrator token: `CAL_ADMIN_TOKEN` (a changed value revokes the one it replaces), else a
  * new one when no administrator token exists.
@@ -48,9 +51,9 @@ async function ensureAdminToken(calendar: Calendar, configured: string | undefin
   return token
 }
 
-function listen(app: express.Express, port: number, host: string): Promise<Server> {
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host)
+    const server = createServer(handler).listen(port, host)
     server.once('listening', () => resolve(server))
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`
@@ -102,10 +105,12 @@ export async function startExampleServer(
     const app = express()
     app.disable('x-powered-by')
     if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy)
-    if (logger.level !== 'silent') app.use(requestLogger(logger))
+    // Logging and metrics see every request, also those the fast path answers before Express.
+    const observers: ((req: IncomingMessage, res: ServerResponse, next: () => void) => void)[] = []
+    if (logger.level !== 'silent') observers.push(requestLogger(logger))
     if (config.metrics) {
       const metrics = createMetrics(calendar, ['/healthz', '/readyz', '/metrics'])
-      app.use(metrics.middleware)
+      observers.push(metrics.middleware)
       app.get('/metrics', async (_req, res) => {
         res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
       })
@@ -121,12 +126,28 @@ export async function startExampleServer(
       })
     }
     // Large lists shrink to a fifth or less; bodies under 1 KB are not worth the CPU.
-    if (config.compression ?? true) app.use(compression({ threshold: 1024 }))
+    const compressing = (config.compression ?? true) ? { threshold: 1024 } : undefined
+    if (compressing) app.use(compression(compressing))
     // The human reference page (`…/reference`) sits beside the API it renders from `…/doc`.
     app.use(referenceRouter())
     app.use(createCalendarRouter(calendar))
+    // Kept anonymous answers are written before Express (fast-path.ts); behind a trusted proxy the
+    // origin of their links comes from X-Forwarded-*, which only Express's trust rules may read.
+    const fastPath = config.trustProxy === undefined ? cacheFastPath(calendar, { compression: compressing }) : undefined
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      for (const observe of observers) observe(req, res, noop)
+      const answered = fastPath?.(req, res)
+      if (!answered) return void app(req, res)
+      answered.then(
+        (done) => {
+          if (!done) app(req, res)
+          else if (config.benchStats) stats.requests++
+        },
+        () => app(req, res),
+      )
+    }
     // The port first: a start that cannot listen must not spend the one-time administrator token.
-    server = await listen(app, config.port, config.host)
+    server = await listen(handler, config.port, config.host)
     // Node's own 400/431 answers (malformed request line, headers too large) get the JSON error body.
     server.on('clientError', answerClientError)
     try {

@@ -19,7 +19,7 @@ import { eventWriteArgs } from './events/event.args.js'
 import { linkedListArgs, linkedWriteArgs } from './linked/linked.args.js'
 import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
-import type { CalendarRequest, CalendarResponse } from './http/request.js'
+import type { CachedAnswer, CalendarRequest, CalendarResponse } from './http/request.js'
 import { compileRoute, type RouteDef } from './http/routes.js'
 import { followingArgs, overrideArgs } from './events/occurrence.operations.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
@@ -164,6 +164,13 @@ export interface Calendar {
   readonly routes: readonly RouteDef[]
   /** Answers one framework-neutral request; never rejects. */
   handle(request: CalendarRequest): Promise<CalendarResponse>
+  /**
+   * The hot-read cache's fast path (docs/response-cache.md): for an anonymous GET/HEAD whose answer
+   * is kept and still valid, that answer ready to write; `undefined` (at once, or once the shared
+   * check is done) when the request must go to `handle`. An adapter calls it before its own routing.
+   * `client`, `body` and `native` of the request are not read. Never rejects.
+   */
+  cachedAnswer(request: CalendarRequest): Promise<CachedAnswer | undefined> | undefined
   /** Turns anything thrown into the contract's error response; given the request, with the CORS and compatibility-path headers its answers get. */
   toErrorResponse(err: unknown, request?: CalendarRequest): CalendarResponse
   readonly events: EventResourceApi
@@ -355,6 +362,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       await extending.ready()
       return dispatch.handle(request)
     },
+    // A failed check (database away) sends the request the full way, which answers it (503).
+    cachedAnswer: (request) => dispatch.cachedAnswer(request)?.catch(() => undefined),
     toErrorResponse: (err, request) => {
       const response = toErrorResponse(err, options.onError)
       return request ? dispatch.finish(request, response) : response

@@ -70,7 +70,8 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
   const prefixes = calendar.options.wpCompat ? [`/${NAMESPACE}`, `/${WP_NAMESPACE}`] : [`/${NAMESPACE}`]
   // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
   const readBody = express.raw({ type: () => true, limit: calendar.options.maxBodyBytes })
-  const calendarRequest = (req: Request): CalendarRequest => {
+  /** What the calendar reads of every request; the fast path reads nothing else. */
+  const requestLine = (req: Request): CalendarRequest => {
     const prefix = prefixes.find((p) => req.baseUrl.endsWith(p)) ?? prefixes[0]!
     const url = req.originalUrl
     const queryStart = url.indexOf('?')
@@ -79,17 +80,32 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       path: `${prefix}${req.path === '/' ? '' : req.path}`,
       query: queryStart === -1 ? '' : url.slice(queryStart + 1),
       headers: req.headers,
-      body: req.body,
       // req.protocol and req.host read X-Forwarded-Proto and X-Forwarded-Host only when the app's
       // `trust proxy` setting trusts the peer; otherwise a client could forge the links.
       // An empty or malformed Host is passed on as it came, for the calendar to refuse (400).
       origin: options.origin ? options.origin(req) : `${req.protocol}://${req.host ?? req.get('host') ?? 'localhost'}`,
-      client: req.ip ?? req.socket.remoteAddress ?? '',
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
-      native: req,
     }
   }
-  router.use(prefixes, readBody, async (req: Request, res: Response) => {
+  const calendarRequest = (req: Request): CalendarRequest => ({
+    ...requestLine(req),
+    body: req.body,
+    client: req.ip ?? req.socket.remoteAddress ?? '',
+    native: req,
+  })
+  // The hot-read cache's fast path first: a kept anonymous answer is written without reading the
+  // body, building the full request or routing (docs/response-cache.md). Everything else goes on.
+  const fromCache = (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next()
+    const found = calendar.cachedAnswer(requestLine(req))
+    if (!found) return next()
+    found.then((answer) => {
+      if (!answer) return next()
+      res.writeHead(answer.status, answer.headers)
+      res.end(answer.body)
+    }, next)
+  }
+  router.use(prefixes, fromCache, readBody, async (req: Request, res: Response) => {
     const response = await calendar.handle(calendarRequest(req))
     if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
     else send(req, res, response)

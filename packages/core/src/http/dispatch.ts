@@ -13,9 +13,9 @@ import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
 import { readPreconditions, runItemWrite } from './preconditions.js'
 import { parseBody, parseQueryString } from './parse-input.js'
-import type { CalendarRequest, CalendarResponse } from './request.js'
+import type { CachedAnswer, CalendarRequest, CalendarResponse } from './request.js'
 import { createCorsPolicy } from './cors.js'
-import { createResponseCache } from './response-cache.js'
+import { createResponseCache, type BodyEncoding } from './response-cache.js'
 import { matchRoute, type CompiledRoute } from './routes.js'
 
 const JSON_TYPE = 'application/json; charset=UTF-8'
@@ -70,6 +70,19 @@ const NO_CACHE_HEADERS = {
 /** Anonymous reads: shared caches may keep them briefly and revalidate with the `ETag`. */
 const PUBLIC_CACHE_HEADERS = { 'Cache-Control': `public, max-age=${PUBLIC_MAX_AGE_SECONDS}` }
 
+/**
+ * The request path under our namespace, cleaned: `rest_url`s end collections with a slash
+ * (CONTRACT 5.4), and a client joining a base URL that ends in `/` with a path that starts with one
+ * sends `//`. The compatibility path is the same table: its requests are matched under our namespace.
+ */
+function namespacedPath(requestPath: string, namespace: string): string {
+  const cleaned = requestPath.length > 1 ? requestPath.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : requestPath
+  return namespace === NAMESPACE ? cleaned : `/${NAMESPACE}${cleaned.slice(namespace.length + 1)}`
+}
+
+/** Origins recently checked, so the fast path does not parse the same `Host` per request. */
+const ORIGIN_MEMO_SIZE = 64
+
 /** Builds the framework-neutral request handler over the compiled route table. */
 export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
   const cors = createCorsPolicy(options.cors)
@@ -85,11 +98,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       // Checked first: RFC 9112 answers a malformed Host with 400 whatever the route.
       const origin = checkedOrigin(request.origin)
       const method = request.method.toUpperCase()
-      // `rest_url`s end collections with a slash (CONTRACT 5.4); following them must work.
-      // A client joining a base URL that ends in `/` with a path that starts with one sends `//`.
-      const cleaned = request.path.length > 1 ? request.path.replace(/\/{2,}/g, '/').replace(/\/+$/, '') : request.path
-      // The compatibility path is the same table: its requests are matched under our namespace.
-      const path = namespace === NAMESPACE ? cleaned : `/${NAMESPACE}${cleaned.slice(namespace.length + 1)}`
+      const path = namespacedPath(request.path, namespace)
       const match = matchRoute(routes, path, method)
       if (match) allow = methodsOf(match.route).join(', ')
       if (match && cors && method === 'OPTIONS') {
@@ -120,7 +129,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       // are streamed text, never kept.
       const keepable = !match.endpoint.feedKey && !STATIC_ROUTES.test(match.route.pattern)
       const slot = cache && !principal && (method === 'GET' || method === 'HEAD') && keepable
-        ? cache.slot({ namespace, origin, mountPath: request.mountPath, path, query: request.query, params: query })
+        ? cache.slot({ namespace, origin, mountPath: request.mountPath, path, query: request.query }, query)
         : undefined
       const cached = await slot?.fresh(header(request, 'if-none-match'))
       if (cached) return cached
@@ -181,11 +190,72 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
     return options.wpCompat && isUnder(request.path, WP_NAMESPACE) ? WP_NAMESPACE : NAMESPACE
   }
 
+  const origins = new Map<string, string | undefined>()
+  /** `checkedOrigin`, memoised; `null` for a malformed one (the full path answers it with 400). */
+  function originOf(raw: string | undefined): string | undefined | null {
+    if (raw === undefined) return undefined
+    let origin = origins.get(raw)
+    if (origin === undefined) {
+      try {
+        origin = checkedOrigin(raw)!
+      } catch {
+        return null
+      }
+      if (origins.size >= ORIGIN_MEMO_SIZE) origins.clear()
+      origins.set(raw, origin)
+    }
+    return origin
+  }
+
+  /** What every hit of one kept answer sends, finished as `handle` finishes it for a request without `Origin`. */
+  interface Wire {
+    ok: Record<string, string>
+    notModified: Record<string, string>
+  }
+
+  /**
+   * The fast path (docs/response-cache.md): a kept answer of an anonymous GET/HEAD, ready to write,
+   * after the same shared check `handle` waits for; `undefined` (at once or after the check) when
+   * the request must take the full path. Requests with credentials, or any request when the host
+   * authenticates through a hook, always take the full path.
+   */
+  function cachedAnswer(request: CalendarRequest): Promise<CachedAnswer | undefined> | undefined {
+    if (!cache || options.authenticate) return undefined
+    const method = request.method.toUpperCase()
+    if ((method !== 'GET' && method !== 'HEAD') || header(request, 'authorization') !== undefined) return undefined
+    const origin = originOf(request.origin)
+    if (origin === null) return undefined
+    const namespace = namespaceOf(request)
+    const path = namespacedPath(request.path, namespace)
+    const found = cache.fresh({ namespace, origin, mountPath: request.mountPath, path, query: request.query })
+    if (!found) return undefined
+    return found.then((kept): CachedAnswer | undefined => {
+      if (!kept) return undefined
+      const notModified = noneMatchHits(header(request, 'if-none-match'), kept.etag)
+      const body = notModified || method === 'HEAD' ? undefined : kept.bytes()
+      const encoded = (encoding: BodyEncoding) => kept.encoded(encoding)
+      // With CORS on, an `Origin` header changes the answer's headers: finished per request.
+      if (cors && header(request, 'origin') !== undefined) {
+        const headers = notModified ? notModifiedHeaders(kept.headers) : { ...kept.headers, 'Content-Length': String(kept.bytes().length) }
+        return { status: notModified ? 304 : kept.status, headers: finish(request, { status: 0, headers, body: undefined }).headers, body, encoded }
+      }
+      const wire = kept.derived<Wire>(() => {
+        const bare: CalendarRequest = { method: 'GET', path: request.path, query: '', headers: {} }
+        return {
+          ok: finish(bare, { status: kept.status, headers: { ...kept.headers, 'Content-Length': String(kept.bytes().length) }, body: undefined }).headers,
+          notModified: finish(bare, { status: 304, headers: notModifiedHeaders(kept.headers), body: undefined }).headers,
+        }
+      })
+      return notModified ? { status: 304, headers: wire.notModified, body, encoded } : { status: kept.status, headers: wire.ok, body, encoded }
+    })
+  }
+
   return {
     async handle(request: CalendarRequest): Promise<CalendarResponse> {
       const namespace = namespaceOf(request)
       return finish(request, await answer(request, namespace), namespace)
     },
+    cachedAnswer,
     finish,
   }
 }

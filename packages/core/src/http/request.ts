@@ -44,3 +44,21 @@ export interface CalendarResponse {
    */
   text?: string
 }
+
+/**
+ * A kept answer of the hot-read cache, ready to write (`Calendar.cachedAnswer`): the same status,
+ * headers and bytes an adapter writes for `handle`'s answer, `Content-Length` included.
+ */
+export interface CachedAnswer {
+  /** 200, or 304 when `If-None-Match` named the answer's tag. */
+  status: number
+  /** Every header to send. Shared by the requests this answer serves: never change it. */
+  headers: Readonly<Record<string, string>>
+  /** The body; `undefined` for `HEAD` and 304. */
+  body: Uint8Array | undefined
+  /**
+   * The body compressed with `encoding`, made once per kept answer and kept with it: for a host that
+   * compresses responses (the example server's `compression`), so a hit is not compressed again.
+   */
+  encoded(encoding: 'br' | 'gzip' | 'deflate'): Uint8Array
+}

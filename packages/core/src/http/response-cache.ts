@@ -1,3 +1,4 @@
+import { brotliCompressSync, constants as zlibConstants, deflateSync, gzipSync } from 'node:zlib'
 import type { Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { checkChanges, takePoint, type ChangePoint } from '../changes/change-log.js'
@@ -7,19 +8,19 @@ import type { CalendarResponse } from './request.js'
 
 // The hot-read cache (issue 18 item 4, docs/response-cache.md). Anonymous JSON reads are kept with
 // the change-log point (`change-log.ts`) taken BEFORE their data was read; a kept answer is served
-// only after one statement, run for this very request, finds no change of any kind since that
-// point. Why that is exact:
+// only after a statement that started after the request arrived found no change of any kind since a
+// point at or after the answer's. Why that is exact (the full argument is in the doc):
 // - The point P is taken in a statement that ends before the operation's first read starts, so
 //   every read of the answer ran at a snapshot at or after P. A write the answer does not show
 //   committed after P, so "changed since P" is true for it, whichever process or connection wrote.
-// - The check runs in a statement S that starts after the request arrived. A write acknowledged
-//   before the request started is committed at S; if it is not visible in P, S finds its log row.
-//   So a kept answer is served only when every write committed at S was already visible in P,
-//   and then what P's reads returned is what a read at S would return.
-// - A check is shared only by requests that arrived before its statement was sent (they join it
-//   while it waits for a pool connection), so S still starts after each of them arrived.
-// - After a check that finds nothing, S becomes the entry's point (nothing changed between P and
-//   S), so the log range the next check scans stays short.
+// - One check runs at a time for the whole cache (`Validator`): check n asks "changed since G(n-1)",
+//   the snapshot of check n-1, and its own snapshot is G(n). An answer's point is the snapshot of
+//   the check it waited for (its `base`). When checks b+1..n all found nothing, every write
+//   committed at G(n) was visible in G(b), the answer's point: the answer is what a read at G(n)
+//   would return. A check that finds a change drops every answer it covered.
+// - A request waits for a check whose statement is sent after it arrived (it joins the next check
+//   while that one still waits for a connection), so a write acknowledged before the request
+//   started is committed at that check's snapshot.
 // - The clock: an answer whose operation read the request's clock (`ctx.now`, the default date
 //   window, `only_with_upcoming`, relative dates) is served only within the clock slot it was made
 //   in: the UTC minute when the default window is all it could depend on (its bounds are dates in
@@ -52,18 +53,40 @@ const BYPASS_PARAMS = ['password', 'sync', 'sync_token', 'sync_page']
 const MINUTE_MS = 60_000
 const SECOND_MS = 1000
 
+/** Encodings a host may ask a kept body in (`KeptAnswer.encoded`). */
+export type BodyEncoding = 'br' | 'gzip' | 'deflate'
+
 interface Entry {
+  key: string
   status: number
   headers: Record<string, string>
   text: string
   etag: string
-  /** Taken before the data was read; moved forward by checks that found nothing. */
-  point: ChangePoint
+  /** The number of the check whose snapshot is the answer's point (taken before its data was read). */
+  base: number
   /** The clock slot the answer holds for, when its operation read the clock. */
   clock: { unit: number; slot: number } | undefined
   size: number
   /** The body parsed back, for callers of `handle` that read `body` (memoised). */
   parsed?: unknown
+  /** The body as UTF-8 bytes and in the encodings asked so far (memoised for the fast path). */
+  bytes?: Buffer
+  encodings?: Partial<Record<BodyEncoding, Buffer>>
+  /** What the dispatcher derives once per entry for the fast path (finished headers). */
+  wire?: unknown
+}
+
+/** A kept answer found valid for a request (`ResponseCache.fresh`): what the fast path sends. */
+export interface KeptAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly etag: string
+  /** The body as UTF-8 bytes (made once per kept answer). */
+  bytes(): Buffer
+  /** The body compressed with `encoding` (made once per kept answer and encoding). */
+  encoded(encoding: BodyEncoding): Buffer
+  /** A value derived from this answer by `make`, made once and kept with it. */
+  derived<T>(make: () => T): T
 }
 
 /** One request's way through the cache: check for a kept answer, else keep the one made. */
@@ -85,16 +108,88 @@ export interface CacheKeyParts {
   path: string
   /** The raw query string, as sent (its order reaches `rest_url`s of the answer). */
   query: string
-  /** The parsed query. */
-  params: Record<string, unknown>
 }
 
 /** The hot-read cache of one calendar. */
 export interface ResponseCache {
   /** The slot of an anonymous GET/HEAD, or `undefined` when such a request is never kept. */
-  slot(parts: CacheKeyParts): CacheSlot | undefined
+  slot(parts: CacheKeyParts, params: Record<string, unknown>): CacheSlot | undefined
+  /**
+   * The kept answer of an anonymous GET/HEAD when there is one and no change since (one shared
+   * check, as for `slot`), else `undefined`: nothing is kept or counted, the request takes the full path.
+   */
+  fresh(parts: CacheKeyParts): Promise<KeptAnswer | undefined> | undefined
   /** What is kept now (tests, metrics). */
-  stats(): { entries: number; bytes: number }
+  stats(): { entries: number; bytes: number; checks: number }
+}
+
+/** The outcome of one shared check: its number and snapshot. */
+interface Check {
+  seq: number
+  point: ChangePoint
+}
+
+/**
+ * "Has anything changed?" for the whole cache, one statement at a time. `next()` gives a check whose
+ * statement is sent after the call: requests that arrive while a check waits for its connection join
+ * it; later ones wait for the one after. Check n asks whether anything changed since the snapshot of
+ * check n-1; when it did, `onChange(n - 1)` is told that every answer whose point came from check
+ * n-1 or earlier is stale (`staleThrough`).
+ */
+function createValidator(db: Kysely<DB>, onChange: (through: number) => void) {
+  let last: Check | undefined
+  /** The check whose statement has not been sent yet, and the requests waiting for it. */
+  let pending: { promise: Promise<Check>; start: () => void } | undefined
+  let running = false
+  let checks = 0
+
+  function startPending() {
+    const queued = pending!
+    running = true
+    queued.start()
+  }
+
+  function next(): Promise<Check> {
+    if (pending) return pending.promise
+    let start!: () => void
+    const promise = new Promise<Check>((resolve, reject) => {
+      start = () => {
+        const previous = last
+        db.connection()
+          .execute(async (connection) => {
+            // From here on the statement is on its way: newcomers wait for the next check.
+            if (pending?.promise === promise) pending = undefined
+            if (!previous) return { changed: true, now: await takePoint(connection) }
+            return checkChanges(connection, previous.point)
+          })
+          .then(
+            (result) => {
+              const check = { seq: (previous?.seq ?? 0) + 1, point: result.now }
+              checks++
+              if (result.changed) onChange(check.seq - 1)
+              last = check
+              resolve(check)
+            },
+            (err: unknown) => {
+              // A failed check (database away) fails its requests; the next one starts afresh.
+              if (pending?.promise === promise) pending = undefined
+              reject(err)
+            },
+          )
+          .finally(() => {
+            running = false
+            if (pending) startPending()
+          })
+      }
+    })
+    // Rejections reach the requests that wait; an unawaited one must not be reported as unhandled.
+    promise.catch(() => {})
+    pending = { promise, start }
+    if (!running) startPending()
+    return promise
+  }
+
+  return { next, checks: () => checks }
 }
 
 /** Creates the cache, or returns `undefined` when it is off. */
@@ -107,6 +202,8 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
   // window per request) cost no extra statement for the point.
   const seen = new Map<string, true>()
   let bytes = 0
+  /** Answers whose point came from this check or an earlier one are stale (a later check found a change). */
+  let staleThrough = 0
 
   const drop = (key: string) => {
     const entry = entries.get(key)
@@ -115,28 +212,56 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
     bytes -= entry.size
   }
 
-  // Checks of an entry that have not started yet. A request that arrives while one is waiting for
-  // a connection joins it: the check's statement starts after the request arrived, so it sees
-  // every write acknowledged before that. Once its connection is acquired, newcomers start their own.
-  const waiting = new Map<string, { entry: Entry; result: Promise<{ changed: boolean; now: ChangePoint }> }>()
-
-  function sharedCheck(key: string, entry: Entry): Promise<{ changed: boolean; now: ChangePoint }> {
-    const queued = waiting.get(key)
-    if (queued?.entry === entry) return queued.result
-    const check = {
-      entry,
-      result: db.connection().execute((connection) => {
-        if (waiting.get(key) === check) waiting.delete(key)
-        return checkChanges(connection, entry.point)
-      }),
-    }
-    waiting.set(key, check)
-    // A failed check (database away) fails its requests; it must not linger as a waiting one.
-    check.result.catch(() => {}).finally(() => waiting.get(key) === check && waiting.delete(key))
-    return check.result
-  }
+  const validator = createValidator(db, (through) => {
+    staleThrough = Math.max(staleThrough, through)
+    for (const [key, entry] of entries) if (entry.base <= through) drop(key)
+  })
 
   const current = (entry: Entry) => entry.clock === undefined || Math.floor(now().getTime() / entry.clock.unit) === entry.clock.slot
+
+  /** `entry` after the check a request waited for: still what a read now would return? */
+  function valid(key: string, entry: Entry): boolean {
+    if (entry.base > staleThrough && current(entry)) {
+      if (entries.get(key) === entry) {
+        entries.delete(key)
+        entries.set(key, entry)
+      }
+      return true
+    }
+    if (entries.get(key) === entry) drop(key)
+    return false
+  }
+
+  // Bytes made for the fast path count against `maxBytes` too (while the entry is still kept).
+  const grow = (entry: Entry, added: number) => {
+    entry.size += added
+    if (entries.get(entry.key) === entry) bytes += added
+  }
+
+  function kept(entry: Entry): KeptAnswer {
+    const bytesOf = () => {
+      if (!entry.bytes) {
+        entry.bytes = Buffer.from(entry.text, 'utf8')
+        grow(entry, entry.bytes.length)
+      }
+      return entry.bytes
+    }
+    return {
+      status: entry.status,
+      headers: entry.headers,
+      etag: entry.etag,
+      bytes: bytesOf,
+      encoded(encoding) {
+        const encodings = (entry.encodings ??= {})
+        const have = encodings[encoding]
+        if (have) return have
+        const made = (encodings[encoding] = encode(bytesOf(), encoding))
+        grow(entry, made.length)
+        return made
+      },
+      derived: <T>(make: () => T) => (entry.wire ??= make()) as T,
+    }
+  }
 
   function answerFrom(entry: Entry, ifNoneMatch: string | undefined): CalendarResponse {
     if (noneMatchHits(ifNoneMatch, entry.etag)) {
@@ -155,13 +280,21 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
     }
   }
 
+  const keyFor = (parts: CacheKeyParts) => `${parts.namespace}\n${parts.origin ?? ''}\n${parts.mountPath ?? ''}\n${parts.path}\n${parts.query}`
+
   return {
-    stats: () => ({ entries: entries.size, bytes }),
-    slot(parts) {
-      if (BYPASS_PARAMS.some((name) => parts.params[name] !== undefined)) return undefined
-      const key = `${parts.namespace}\n${parts.origin ?? ''}\n${parts.mountPath ?? ''}\n${parts.path}\n${parts.query}`
-      const secondGrained = SECOND_PARAMS.some((name) => parts.params[name] !== undefined)
-      let point: ChangePoint | undefined
+    stats: () => ({ entries: entries.size, bytes, checks: validator.checks() }),
+    fresh(parts) {
+      const key = keyFor(parts)
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      return validator.next().then(() => (valid(key, entry) ? kept(entry) : undefined))
+    },
+    slot(parts, params) {
+      if (BYPASS_PARAMS.some((name) => params[name] !== undefined)) return undefined
+      const key = keyFor(parts)
+      const secondGrained = SECOND_PARAMS.some((name) => params[name] !== undefined)
+      let point: Check | undefined
       let clockRead: Date | undefined
       return {
         async fresh(ifNoneMatch) {
@@ -172,21 +305,11 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
               if (seen.size > maxEntries) seen.delete(seen.keys().next().value!)
               return undefined
             }
-            point = await takePoint(db)
+            point = await validator.next()
             return undefined
           }
-          const check = await sharedCheck(key, entry)
-          point = check.now
-          if (check.changed || !current(entry)) {
-            if (entries.get(key) === entry) drop(key)
-            return undefined
-          }
-          if (entries.get(key) === entry) {
-            entry.point = check.now
-            entries.delete(key)
-            entries.set(key, entry)
-          }
-          return answerFrom(entry, ifNoneMatch)
+          point = await validator.next()
+          return valid(key, entry) ? answerFrom(entry, ifNoneMatch) : undefined
         },
         watch(ctx) {
           if (point === undefined) return ctx
@@ -196,13 +319,15 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
           })
         },
         keep(status, headers, text) {
-          if (point === undefined || headers.ETag === undefined) return
+          // A check since the point found a change: the answer may already be stale.
+          if (point === undefined || point.seq <= staleThrough || headers.ETag === undefined) return
           const size = text.length + ENTRY_OVERHEAD + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0)
           if (size > maxBytes / 16) return // one huge page must not flush everything else
           const unit = secondGrained ? SECOND_MS : MINUTE_MS
           const clock = clockRead === undefined ? undefined : { unit, slot: Math.floor(clockRead.getTime() / unit) }
           drop(key)
-          entries.set(key, { status, headers: { ...headers }, text, etag: headers.ETag, point, clock, size })
+          const entry: Entry = { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock, size }
+          entries.set(key, entry)
           bytes += size
           for (const oldest of entries.keys()) {
             if (bytes <= maxBytes && entries.size <= maxEntries) break
@@ -212,4 +337,10 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
       }
     },
   }
+}
+
+/** `bytes` compressed as the `compression` middleware would (gzip/deflate at zlib's default level, brotli at quality 4). */
+function encode(bytes: Buffer, encoding: BodyEncoding): Buffer {
+  if (encoding === 'br') return brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } })
+  return encoding === 'gzip' ? gzipSync(bytes) : deflateSync(bytes)
 }
