@@ -210,7 +210,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     if (!o.skipBesideWrites) results.postgres.besideWrites = await besideWrites(server, db.url, db.targets, o)
     // Before the writes, which add events and occurrences to the series database only.
     if (o.seriesShare > 0 && SERIES_PAIRED.some((n) => !o.scenarios || o.scenarios.includes(n))) {
-      results.seriesVsPlain = await seriesVsPlainRun(o, { server, targets: db.targets }, runScenarios, statementProbe, (n) => toDrop.push(n))
+      results.seriesVsPlain = await seriesVsPlainRun(o, { server, targets: db.targets }, statementProbe, (n) => toDrop.push(n))
     }
     if (writes.length > 0) {
       results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))

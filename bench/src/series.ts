@@ -1,8 +1,9 @@
+import { measure } from './load.js'
 import type { BenchOptions } from './options.js'
 import { preparePostgres } from './prepare.js'
 import * as report from './report.js'
 import type { RunResults, ScenarioResult } from './report.js'
-import { scenarios, type Scenario, type Targets } from './scenarios.js'
+import { scenarios, type Targets } from './scenarios.js'
 import { startCalendarServer, type RunningServer } from './server.js'
 
 /** The scenarios issue 19 compares between the series and the plain database. */
@@ -16,23 +17,19 @@ export function benchDatabaseName(events: number, seriesShare: number): string {
   return seriesShare > 0 ? `cal_bench_${events}_series${report.percent(seriesShare).replace('.', '_')}` : `cal_bench_${events}`
 }
 
-/** Runs scenarios in `label`'s table (main.ts `runScenarios`). */
-type RunScenarios = (server: RunningServer, targets: Targets, list: Scenario[], label: string) => Promise<ScenarioResult[]>
-
 /** Statement counts of single list requests (main.ts `statementProbe`). */
 type StatementProbe = (server: RunningServer) => Promise<Record<string, number>>
 
 /**
  * Issue 19 (with `--series-share`): the database of the main run, whose share of events are series,
  * beside one of as many plain events (`cal_bench_<events>_plain`, seeded the same way with no
- * series), with the list scenarios measured on both, back to back, in paired rounds; the ratios
+ * series), with each list scenario measured on both, back to back, in paired rounds; the ratios
  * (series req/s over plain req/s) are per round, and their median is the figure. `drop` is told
  * the plain database's name unless it is to be kept.
  */
 export async function seriesVsPlainRun(
   o: BenchOptions,
   series: { server: RunningServer; targets: Targets },
-  runScenarios: RunScenarios,
   statementProbe: StatementProbe,
   drop: (name: string) => void,
 ): Promise<NonNullable<RunResults['seriesVsPlain']>> {
@@ -47,11 +44,21 @@ export async function seriesVsPlainRun(
     const statements = { series: await statementProbe(series.server), plain: await statementProbe(plainServer) }
     console.log(`statements per list request, series: ${report.probeText(statements.series)}; plain: ${report.probeText(statements.plain)}`)
     const pick = (t: Targets) => scenarios(t).filter((s) => names.includes(s.name))
+    const runOpts = { connections: o.connections, duration: o.duration, warmup: o.warmup, stats: true }
     const rounds: { series: ScenarioResult[]; plain: ScenarioResult[] }[] = []
     for (let i = 0; i < o.rounds; i++) {
-      const seriesRows = await runScenarios(series.server, series.targets, pick(series.targets), `round ${i + 1}: ${o.events.toLocaleString('en-US')} events, ${report.percent(o.seriesShare)}% series`)
-      const plainRows = await runScenarios(plainServer, db.targets, pick(db.targets), `round ${i + 1}: ${o.events.toLocaleString('en-US')} plain events`)
-      rounds.push({ series: seriesRows, plain: plainRows })
+      console.log(`\nround ${i + 1}: each scenario on ${o.events.toLocaleString('en-US')} events with ${report.percent(o.seriesShare)}% series, then on as many plain events`)
+      console.log(report.scenarioLine(report.SCENARIO_HEADER))
+      const round: (typeof rounds)[number] = { series: [], plain: [] }
+      // Pairs per scenario, not per round: the load of a shared machine drifts within a minute.
+      for (const s of pick(series.targets)) {
+        for (const [side, server, targets] of [['series', series.server, series.targets], ['plain', plainServer, db.targets]] as const) {
+          const r = { name: s.name, title: `${s.title} (${side})`, ...(await measure(server, { scenario: s.name, targets }, runOpts)) }
+          round[side].push(r)
+          console.log(report.scenarioLine(report.scenarioRow(r)))
+        }
+      }
+      rounds.push(round)
     }
     const result: NonNullable<RunResults['seriesVsPlain']> = { events: o.events, seriesShare: o.seriesShare, rounds: o.rounds, statements, scenarios: [] }
     for (const [j, s] of pick(db.targets).entries()) {
