@@ -43,9 +43,7 @@ export function eventOccurrenceDeleteOperation() {
     async prepare(input, ctx) {
       return { ...(await locatePost(ctx, 'events', { id: input.id as number }, findEventRow)), key: input.key as string }
     },
-    authorize({ row }, ctx) {
-      require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
-    },
+    authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),
     async run({ id, row, key }, ctx) {
       if (!row) return notAnEvent(ctx, id)
       if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
@@ -160,6 +158,24 @@ async function createException(trx: Transaction<DB>, series: EventRow, key: stri
   return id
 }
 
+/** The series a change of an occurrence names, the key, and only the fields sent (an absent one keeps the series' value). */
+async function prepareChange(input: Record<string, unknown>, ctx: CallContext) {
+  const { id: _id, key, ...declared } = input
+  const fields = Object.fromEntries(Object.entries(declared).filter(([, v]) => v !== undefined)) as EventInput
+  return { ...(await locatePost(ctx, 'events', { id: input.id as number }, findEventRow)), key: key as string, fields }
+}
+
+/** Who may edit the series may change its occurrences (CONTRACT section 3). */
+function authorizeSeriesEdit(row: EventRow | undefined, ctx: CallContext): void {
+  require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
+}
+
+/** A change of occurrence `key` needs a series out of the trash: an exception or single event has no occurrences (404). */
+function requireSeries(row: EventRow, key: string): void {
+  if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
+  if (row.exception_of !== null || !row.recurrence || row.recurrence.length === 0) throw occurrenceNotFound(row.id, key)
+}
+
 /**
  * `PATCH|PUT|POST /events/{id}/occurrences/{key}`: changes one occurrence only. The first change
  * writes an exception (an event row of its own that keeps the occurrence's key and place in the
@@ -170,19 +186,11 @@ async function createException(trx: Transaction<DB>, series: EventRow, key: stri
 export function eventOccurrenceUpdateOperation() {
   return defineOperation({
     args: { id: idArg, key: keyArg, ...overrideArgs() },
-    async prepare(input, ctx) {
-      const { id: _id, key, ...declared } = input as Record<string, unknown>
-      // Only the fields sent: an absent one keeps the series' value.
-      const fields = Object.fromEntries(Object.entries(declared).filter(([, v]) => v !== undefined)) as EventInput
-      return { ...(await locatePost(ctx, 'events', { id: input.id as number }, findEventRow)), key: key as string, fields }
-    },
-    authorize({ row }, ctx) {
-      require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
-    },
+    prepare: prepareChange,
+    authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),
     async run({ id, row, key, fields }, ctx) {
       if (!row) return notAnEvent(ctx, id)
-      if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
-      if (row.exception_of !== null || !row.recurrence || row.recurrence.length === 0) throw occurrenceNotFound(row.id, key)
+      requireSeries(row, key)
       const exceptionId = await writeTransaction(ctx, async (trx) => {
         // One exception per key, even when two changes of a new one race.
         await trx.selectFrom('events').select('id').where('id', '=', row.id).forUpdate().execute()
@@ -286,18 +294,11 @@ async function splitSeries(trx: Transaction<DB>, seriesId: number, key: string, 
 export function eventOccurrenceSplitOperation() {
   return defineOperation({
     args: { id: idArg, key: keyArg, ...followingArgs() },
-    async prepare(input, ctx) {
-      const { id: _id, key, ...declared } = input as Record<string, unknown>
-      const fields = Object.fromEntries(Object.entries(declared).filter(([, v]) => v !== undefined)) as EventInput
-      return { ...(await locatePost(ctx, 'events', { id: input.id as number }, findEventRow)), key: key as string, fields }
-    },
-    authorize({ row }, ctx) {
-      require(ctx.principal, row ? canEditItem(ctx.principal, row) : canEditType(ctx.principal))
-    },
+    prepare: prepareChange,
+    authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),
     async run({ id, row, key, fields }, ctx) {
       if (!row) return notAnEvent(ctx, id)
-      if (row.status === 'trash') throw new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
-      if (row.exception_of !== null || !row.recurrence || row.recurrence.length === 0) throw occurrenceNotFound(row.id, key)
+      requireSeries(row, key)
       const split = await writeTransaction(ctx, (trx) => splitSeries(trx, row.id, key, fields, ctx))
       const body = await answerCommitted(async () => serializeEvent((await findEventRow(ctx.db, split.id))!, ctx), () => ({ id: split.id }))
       return split.created ? { status: 201, headers: { Location: `${ctx.urls.rest}/events/${split.id}` }, body } : { body }

@@ -180,6 +180,30 @@ describe(`events: changing an occurrence and all following ones (${BACKEND})`, (
     expect(await eventRows()).toBe(before)
   })
 
+  it('splits at an added date (RDATE) only after the rule has ended; before that, the rule cannot start there (400)', async () => {
+    const series = await calendar.events.create({
+      title: 'Market',
+      start_date: '2027-11-01 10:00:00',
+      end_date: '2027-11-01 11:00:00',
+      timezone: 'UTC',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'RDATE:20271111T100000Z,20271201T100000Z'],
+    })
+    const early = await failure(calendar, calendar.events.updateFollowing(series.id, '20271111T100000Z', { title: 'x' }))
+    expect([early.status, Object.keys(early.params ?? {})]).toEqual([400, ['recurrence']])
+    const late = (await calendar.events.updateFollowing(series.id, '20271201T100000Z', { title: 'Market (winter)' })) as unknown as Item
+    expect(late.recurrence).toEqual(['RDATE:20271201T100000Z'])
+    expect((await calendar.events.get(series.id)).recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=3', 'RDATE:20271111T100000Z'])
+    const { items, totals } = await walk(calendar, { start_date: '2027-10-01', end_date: '2027-12-31', search: 'Market' }, 2)
+    expect(items.map((e) => [e.id, e.start_date.slice(0, 10), e.title])).toEqual([
+      [series.id, '2027-11-01', 'Market'],
+      [series.id, '2027-11-08', 'Market'],
+      [series.id, '2027-11-11', 'Market'],
+      [series.id, '2027-11-15', 'Market'],
+      [late.id, '2027-12-01', 'Market (winter)'],
+    ])
+    expect(new Set(totals)).toEqual(new Set([5]))
+  })
+
   it("has the series' permissions: a contributor may not split another's series, its author may", async () => {
     const theirs = await calendar.events.create({
       title: 'Book club', start_date: '2027-10-04 19:00:00', end_date: '2027-10-04 20:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
