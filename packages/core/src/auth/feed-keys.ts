@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
-import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
-import { isRowId, lastUseRecorder, matchesDigest, sha256 } from './secret-store.js'
+import { isRowId, lastUseRecorder, listedSecret, matchesDigest, revokeSecret, sha256 } from './secret-store.js'
 
 // Keys look like `calfeed_<prefix>_<secret>`: another form than API tokens (`cal_…`), so neither
 // is ever found in the other's table. As with tokens, only a SHA-256 of the whole key is stored
@@ -67,37 +66,12 @@ export async function listFeedKeys(db: Kysely<DB>, which: { id?: number; login?:
     .$if(which.login !== undefined, (qb) => qb.where('u.login', '=', which.login!))
     .orderBy('k.id', 'desc')
     .execute()
-  return rows.map((r) => ({
-    id: r.id,
-    prefix: r.prefix,
-    name: r.name,
-    userId: r.user_id,
-    login: r.login,
-    role: r.role as Role,
-    createdUtc: r.created_utc,
-    lastUsedUtc: r.last_used_utc,
-    revokedUtc: r.revoked_utc,
-  }))
+  return rows.map(listedSecret)
 }
 
 /** Revokes a feed key by id, prefix or the whole key; returns whether one was revoked. */
-export async function revokeFeedKey(db: Kysely<DB>, which: number | string): Promise<boolean> {
-  let column: 'id' | 'prefix' = 'prefix'
-  let value: number | string = which
-  if (typeof which === 'number') {
-    if (!isRowId(which)) return false
-    column = 'id'
-  } else {
-    const whole = KEY_FORMAT.exec(which.trim())
-    if (whole) value = whole[1]!
-  }
-  const result = await db
-    .updateTable('cal_feed_keys')
-    .set({ revoked_utc: utcWall(new Date()) })
-    .where(column, '=', value as never)
-    .where('revoked_utc', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+export function revokeFeedKey(db: Kysely<DB>, which: number | string): Promise<boolean> {
+  return revokeSecret(db, 'cal_feed_keys', typeof which === 'number' ? which : (KEY_FORMAT.exec(which.trim())?.[1] ?? which))
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { utcWall } from '../shared/post-fields.js'
+import type { Role } from './principal.js'
 
 // What API tokens and feed keys share: only a SHA-256 of the whole secret is stored (256 random
 // bits, so a slow hash buys nothing), it is compared in constant time, and a use is recorded.
@@ -21,13 +22,54 @@ export function isRowId(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 2_147_483_647
 }
 
+/** The tables of stored secrets: API tokens and feed keys. */
+type SecretTable = 'api_tokens' | 'cal_feed_keys'
+
+/** What a token and a feed key list alike (never the secret), from its row joined with its user. */
+export function listedSecret(r: {
+  id: number
+  prefix: string
+  name: string
+  user_id: number
+  login: string
+  role: string
+  created_utc: string
+  last_used_utc: string | null
+  revoked_utc: string | null
+}) {
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    userId: r.user_id,
+    login: r.login,
+    role: r.role as Role,
+    createdUtc: r.created_utc,
+    lastUsedUtc: r.last_used_utc,
+    revokedUtc: r.revoked_utc,
+  }
+}
+
+/** Revokes a live secret of `table` by row id (a number) or prefix; returns whether one was revoked. */
+export async function revokeSecret(db: Kysely<DB>, table: SecretTable, idOrPrefix: number | string): Promise<boolean> {
+  // An all-digit prefix read as an id can be past the id column's range: no such id, not an error.
+  if (typeof idOrPrefix === 'number' && !isRowId(idOrPrefix)) return false
+  const result = await db
+    .updateTable(table)
+    .set({ revoked_utc: utcWall(new Date()) })
+    .where(typeof idOrPrefix === 'number' ? 'id' : 'prefix', '=', idOrPrefix as never)
+    .where('revoked_utc', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
 const USE_WRITE_INTERVAL_MS = 60 * 60 * 1000
 
 /**
  * Records a secret's last use in `table` at most hourly per process and secret, off the request
  * path: a token or feed key is used on every request or poll, and the hour is all a listing shows.
  */
-export function lastUseRecorder(table: 'api_tokens' | 'cal_feed_keys'): (db: Kysely<DB>, id: number) => void {
+export function lastUseRecorder(table: SecretTable): (db: Kysely<DB>, id: number) => void {
   const lastWritten = new Map<number, number>()
   return (db, id) => {
     const now = Date.now()

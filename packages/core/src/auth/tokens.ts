@@ -4,7 +4,7 @@ import { CalendarError } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
-import { isRowId, lastUseRecorder, matchesDigest, sha256 } from './secret-store.js'
+import { lastUseRecorder, listedSecret, matchesDigest, revokeSecret, sha256 } from './secret-store.js'
 
 // Tokens look like `cal_<prefix>_<secret>`: the prefix is public and indexes the row, only a
 // SHA-256 of the whole token is stored (the secret has 256 bits, so a slow hash buys nothing).
@@ -111,31 +111,12 @@ export async function listTokens(db: Kysely<DB>, id?: number): Promise<TokenInfo
     .$if(id !== undefined, (qb) => qb.where('t.id', '=', id!))
     .orderBy('t.id', 'desc')
     .execute()
-  return rows.map((r) => ({
-    id: r.id,
-    prefix: r.prefix,
-    name: r.name,
-    userId: r.user_id,
-    login: r.login,
-    role: r.role as Role,
-    createdUtc: r.created_utc,
-    lastUsedUtc: r.last_used_utc,
-    revokedUtc: r.revoked_utc,
-    expiresUtc: r.expires_utc,
-  }))
+  return rows.map((r) => ({ ...listedSecret(r), expiresUtc: r.expires_utc }))
 }
 
 /** Revokes a token by id or prefix; returns whether one was revoked. */
-export async function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
-  // An all-digit prefix read as an id can be past the id column's range: no such id, not an error.
-  if (typeof idOrPrefix === 'number' && !isRowId(idOrPrefix)) return false
-  const result = await db
-    .updateTable('api_tokens')
-    .set({ revoked_utc: utcWall(new Date()) })
-    .where(typeof idOrPrefix === 'number' ? 'id' : 'prefix', '=', idOrPrefix as never)
-    .where('revoked_utc', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+export function revokeToken(db: Kysely<DB>, idOrPrefix: number | string): Promise<boolean> {
+  return revokeSecret(db, 'api_tokens', idOrPrefix)
 }
 
 /** Whether any live administrator token exists. */
