@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
-import { isRowId, lastUseRecorder, listedSecret, matchesDigest, revokeSecret, sha256 } from './secret-store.js'
+import { isRowId, lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'
 
 // Keys look like `calfeed_<prefix>_<secret>`: another form than API tokens (`cal_…`), so neither
 // is ever found in the other's table. As with tokens, only a SHA-256 of the whole key is stored
@@ -16,17 +15,7 @@ export function looksLikeFeedKey(value: unknown): boolean {
 }
 
 /** A feed key as listed (never the secret). */
-export interface FeedKeyInfo {
-  id: number
-  prefix: string
-  name: string
-  userId: number
-  login: string
-  role: Role
-  createdUtc: string
-  lastUsedUtc: string | null
-  revokedUtc: string | null
-}
+export type FeedKeyInfo = SecretInfo
 
 /** Whose feed key to make: an existing user by login or id, and a label for listing. */
 export interface FeedKeyInput {
@@ -45,8 +34,7 @@ export async function createFeedKey(db: Kysely<DB>, input: FeedKeyInput): Promis
     .$if(input.userId !== undefined, (qb) => qb.where('id', '=', isRowId(input.userId) ? input.userId : 0))
     .executeTakeFirst()
   if (!user) throw new TypeError(`No user ${input.login !== undefined ? JSON.stringify(input.login) : `#${input.userId}`}; a feed key shows what an existing user may see.`)
-  const prefix = randomBytes(8).toString('hex').slice(0, 10)
-  const key = `calfeed_${prefix}_${randomBytes(32).toString('base64url')}`
+  const { prefix, secret: key } = newSecret('calfeed')
   const row = await db
     .insertInto('cal_feed_keys')
     .values({ user_id: user.id, name: input.name ?? '', prefix, secret_hash: sha256(key) })

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { utcWall } from '../shared/post-fields.js'
@@ -25,7 +25,26 @@ export function isRowId(n: unknown): n is number {
 /** The tables of stored secrets: API tokens and feed keys. */
 type SecretTable = 'api_tokens' | 'cal_feed_keys'
 
-/** What a token and a feed key list alike (never the secret), from its row joined with its user. */
+/** What a token and a feed key list alike (never the secret). */
+export interface SecretInfo {
+  id: number
+  prefix: string
+  name: string
+  userId: number
+  login: string
+  role: Role
+  createdUtc: string
+  lastUsedUtc: string | null
+  revokedUtc: string | null
+}
+
+/** A new secret `<kind>_<prefix>_<secret>`: a 10-character public prefix finds its row, 256 random bits follow. */
+export function newSecret(kind: 'cal' | 'calfeed'): { prefix: string; secret: string } {
+  const prefix = randomBytes(8).toString('hex').slice(0, 10)
+  return { prefix, secret: `${kind}_${prefix}_${randomBytes(32).toString('base64url')}` }
+}
+
+/** A token's or feed key's listed fields, from its row joined with its user. */
 export function listedSecret(r: {
   id: number
   prefix: string
@@ -36,7 +55,7 @@ export function listedSecret(r: {
   created_utc: string
   last_used_utc: string | null
   revoked_utc: string | null
-}) {
+}): SecretInfo {
   return {
     id: r.id,
     prefix: r.prefix,

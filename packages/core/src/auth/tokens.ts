@@ -1,10 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import { utcWall } from '../shared/post-fields.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
-import { lastUseRecorder, listedSecret, matchesDigest, revokeSecret, sha256 } from './secret-store.js'
+import { lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'
 
 // Tokens look like `cal_<prefix>_<secret>`: the prefix is public and indexes the row, only a
 // SHA-256 of the whole token is stored (the secret has 256 bits, so a slow hash buys nothing).
@@ -17,16 +17,7 @@ function lookupKey(token: string): string {
 }
 
 /** A token as listed (never the secret). */
-export interface TokenInfo {
-  id: number
-  prefix: string
-  name: string
-  userId: number
-  login: string
-  role: Role
-  createdUtc: string
-  lastUsedUtc: string | null
-  revokedUtc: string | null
+export interface TokenInfo extends SecretInfo {
   /** When the token stops working (UTC, `YYYY-MM-DD HH:MM:SS`); null: never. */
   expiresUtc: string | null
 }
@@ -69,8 +60,7 @@ export async function createToken(
   db: Kysely<DB>,
   input: TokenInput,
 ): Promise<{ token: string; info: TokenInfo }> {
-  const prefix = randomBytes(8).toString('hex').slice(0, 10)
-  const token = `cal_${prefix}_${randomBytes(32).toString('base64url')}`
+  const { secret: token } = newSecret('cal')
   return { token, info: await storeToken(db, token, input) }
 }
 
