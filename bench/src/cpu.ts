@@ -15,13 +15,18 @@ function processTicks(pid: number | string): number {
   }
 }
 
-/** CPU ticks of each PostgreSQL process, by pid. */
-function postgresTicks(): Map<string, number> {
+/**
+ * CPU ticks of each PostgreSQL process, by pid; with `database`, only the backends connected to
+ * it, told by their process title (`postgres: [cluster: ]user database host(port) state`).
+ */
+function postgresTicks(database?: string): Map<string, number> {
   const ticks = new Map<string, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') ticks.set(entry, processTicks(entry))
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue
+      if (database !== undefined && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').split(/[\s\0]+/).includes(database)) continue
+      ticks.set(entry, processTicks(entry))
     } catch {
       // gone meanwhile
     }
@@ -54,18 +59,34 @@ export interface CpuMark {
   server: number
   loadgen: number
   postgres: Map<string, number>
+  /** The backends connected to the server's own database (when known). */
+  postgresOwn?: Map<string, number>
   machine: { busy: number; all: number }
 }
 
-/** CPU ticks so far of the server, the load generator (`loadgenPid`), PostgreSQL and the machine. */
-export function cpuMark(serverPid: number, loadgenPid: number): CpuMark {
-  return { server: processTicks(serverPid), loadgen: processTicks(loadgenPid), postgres: postgresTicks(), machine: machineTicks() }
+/**
+ * CPU ticks so far of the server, the load generator (`loadgenPid`), PostgreSQL (every process, and
+ * with `database` the backends of that database apart) and the machine.
+ */
+export function cpuMark(serverPid: number, loadgenPid: number, database?: string): CpuMark {
+  return {
+    server: processTicks(serverPid),
+    loadgen: processTicks(loadgenPid),
+    postgres: postgresTicks(),
+    ...(database !== undefined ? { postgresOwn: postgresTicks(database) } : {}),
+    machine: machineTicks(),
+  }
 }
 
 /** CPU milliseconds per request by consumer, and how busy the machine was (1 = every core). */
 export interface CpuPerRequest {
   server: number
   postgres: number
+  /**
+   * PostgreSQL backends of the server's own database only: other databases' work on a shared
+   * server (other benches, test suites) is not in it, nor WAL writer and checkpointer.
+   */
+  postgresOwn?: number
   loadgen: number
   other: number
   busy: number
@@ -81,6 +102,7 @@ export function cpuPerRequest(a: CpuMark, b: CpuMark, requests: number): CpuPerR
   return {
     server: per(server),
     postgres: per(postgres),
+    ...(a.postgresOwn && b.postgresOwn ? { postgresOwn: per(postgresDelta(a.postgresOwn, b.postgresOwn)) } : {}),
     loadgen: per(loadgen),
     other: per(Math.max(0, busy - server - loadgen - postgres)),
     busy: all > 0 ? busy / all : 0,

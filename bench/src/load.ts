@@ -139,11 +139,11 @@ export async function measure(
     let rssPeak = rssOf(server.pid)
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 200)
     let result: GeneratorResult
-    const cpuBefore = cpuMark(server.pid, generator.pid)
+    const cpuBefore = cpuMark(server.pid, generator.pid, server.database)
     let cpuAfter
     try {
       result = await generator.run()
-      cpuAfter = cpuMark(server.pid, generator.pid)
+      cpuAfter = cpuMark(server.pid, generator.pid, server.database)
     } finally {
       clearInterval(sampler)
     }

@@ -215,7 +215,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     if (writes.length > 0) {
       results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
       const cost = report.seriesCreateCost(results.postgres.scenarios)
-      if (cost) console.log(`a weekly two-year series costs ${report.times(cost.rpsRatio)} one event by req/s (create / create-series), ${report.times(cost.cpuRatio)} by server+PostgreSQL CPU ms per request`)
+      if (cost) console.log(`a weekly two-year series costs ${report.times(cost.rpsRatio)} one event by req/s (create / create-series), ${report.times(cost.cpuRatio)} by CPU ms per request of the server and its database's PostgreSQL backends`)
     }
   } finally {
     await server.stop()

@@ -14,6 +14,8 @@ export interface RunningServer {
   /** `origin` + `/cal/events/v1` for the calendar; just `origin` for a bare server. */
   base: string
   pid: number
+  /** The PostgreSQL database a calendar server uses (none for PGlite or a bare server). */
+  database?: string
   stop(): Promise<void>
 }
 
@@ -100,7 +102,8 @@ export async function startCalendarServer(database: string | { dataDir: string }
   // Keep draining the pipes so the child never blocks on a full one.
   child.stdout!.resume()
   child.stderr!.resume()
-  return { origin: m[1]!, base: `${m[1]}${m[2]}`, pid: child.pid!, stop: stopper(child) }
+  const own = typeof database === 'string' ? { database: decodeURIComponent(new URL(database).pathname.slice(1)) } : {}
+  return { origin: m[1]!, base: `${m[1]}${m[2]}`, pid: child.pid!, ...own, stop: stopper(child) }
 }
 
 export async function serverStats(server: RunningServer): Promise<ServerStats> {
