@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import type { DB } from '../db/generated.js'
+import { isRowId } from '../shared/row-id.js'
 import { ROLES, type Principal, type Role } from './principal.js'
-import { isRowId, lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'
+import { lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'
 
 // Keys look like `calfeed_<prefix>_<secret>`: another form than API tokens (`cal_…`), so neither
 // is ever found in the other's table. As with tokens, only a SHA-256 of the whole key is stored

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { utcWall } from '../shared/post-fields.js'
+import { isRowId } from '../shared/row-id.js'
 import type { Role } from './principal.js'
 
 // What API tokens and feed keys share: only a SHA-256 of the whole secret is stored (256 random
@@ -15,11 +16,6 @@ export function sha256(text: string): string {
 /** Whether `secret` hashes to `storedHex`, in constant time; a missing row compares against zeros. */
 export function matchesDigest(storedHex: string | undefined, secret: string): boolean {
   return timingSafeEqual(Buffer.from(storedHex ?? '0'.repeat(64), 'hex'), Buffer.from(sha256(secret), 'hex'))
-}
-
-/** Whether `n` can be a row id (a serial column): anything else names no row, and is no error. */
-export function isRowId(n: unknown): n is number {
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 2_147_483_647
 }
 
 /** The tables of stored secrets: API tokens and feed keys. */

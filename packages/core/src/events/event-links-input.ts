@@ -9,6 +9,7 @@ import { errorBody } from '../http/error-response.js'
 import { singlePerEvent, type LinkedKind } from '../linked/kinds.js'
 import { linkedWriteArgs } from '../linked/linked.args.js'
 import { checkLinkedInput, type LinkedInput } from '../linked/linked.write.js'
+import { isRowId } from '../shared/row-id.js'
 
 /** One linked record an event write refers to: an existing id, or data to create (or reuse) one. */
 export type LinkRef = { id: number } | { create: LinkedInput }
@@ -35,14 +36,14 @@ function underParam(param: string, err: unknown): unknown {
 function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | { linkedId: number } {
   if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
     const id = Number(value)
-    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(param)
+    if (!isRowId(id)) throw invalidParam(param)
     return { id }
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>
     if (Object.keys(obj).length === 1 && 'id' in obj) {
       const id = Number(obj.id)
-      if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(param)
+      if (!isRowId(id)) throw invalidParam(param)
       return { linkedId: id }
     }
     const name = obj[kind.nameField]

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
+import { isRowId } from './row-id.js'
 import { parseTimeInput } from './time-input.js'
 import { storableWall, utcToWall, wallToUtc, type WallTime } from './wall-time.js'
 
@@ -38,7 +39,7 @@ export function checkImageValue(value: unknown, name = 'image'): { clear: true }
   if (value === '' || value === null || value === false || value === 0) return { clear: true }
   if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) {
     const id = Number(value)
-    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw invalidParam(name)
+    if (!isRowId(id)) throw invalidParam(name)
     return { id }
   }
   if (typeof value === 'string') {

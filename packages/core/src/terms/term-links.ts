@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
+import { isRowId } from '../shared/row-id.js'
 import { slugify } from '../shared/slug.js'
 import { uniqueSlug } from '../shared/slug-store.js'
 import type { Taxonomy } from './taxonomies.js'
@@ -21,7 +22,7 @@ export async function resolveTermsForWrite(
   const ids: number[] = []
   // A number that is no integer names no term at all: bad input. Integers beyond int4 are unknown ids.
   if (items.some((i) => typeof i === 'number' && !Number.isInteger(i))) throw invalidParam(taxonomy.plural)
-  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isTermId)
+  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isRowId)
   if (numeric.length > 0) {
     const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy.name).where('id', 'in', numeric).execute()
     const known = new Set(rows.map((r) => r.id))
@@ -45,11 +46,6 @@ export async function resolveTermsForWrite(
     ids.push(found ? found.id : await createTermRow(trx, { taxonomy, name, slug, language, parentId: null, description: '' }))
   }
   return [...new Set(ids)]
-}
-
-/** Whether a number can be a term id (a positive int4): others are looked up as slugs only. */
-function isTermId(n: number): boolean {
-  return Number.isInteger(n) && n >= 1 && n <= 2147483647
 }
 
 /** The advisory-lock key that serialises writers creating a term of one name. */
@@ -98,7 +94,7 @@ export async function resolveTermFilter(db: Db, taxonomy: Taxonomy, items: reado
   // An empty list names no term; refusing it beats an `in ()` the database cannot parse.
   if (items.length === 0) throw invalidParam(param)
   const strings = items.map(String)
-  const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number).filter(isTermId)
+  const numbers = strings.filter((s) => /^\d+$/.test(s)).map(Number).filter(isRowId)
   // A category's descendants come in the same statement, one array per candidate: a list request
   // with a category filter then costs one round trip here, not two.
   const subtree = sql<number[]>`array(
