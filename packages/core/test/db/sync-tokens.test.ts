@@ -200,6 +200,22 @@ describe(`sync tokens (${BACKEND})`, () => {
     expect(delta.body.events).toMatchObject([{ id: series.id, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE:20270330T080000Z'] }])
   })
 
+  it('a split (this and following) reports the ended series, the new one and the moved changed occurrence; a delta leaves the mirror equal to a full walk', async () => {
+    const series = await calendar.events.create({
+      title: 'Split rehearsal', status: 'publish', start_date: '2027-04-06 18:00:00', end_date: '2027-04-06 19:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
+    })
+    await calendar.events.updateOccurrence(series.id, '20270427T180000Z', { title: 'Split rehearsal (dress)' })
+    const mirror = new Map<number, Item>()
+    const { token } = await walk('events', 'sync=1&per_page=2&search=split', mirror)
+    const split = await calendar.events.updateFollowing(series.id, '20270420T180000Z', { start_date: '2027-04-20 19:00:00', end_date: '2027-04-20 20:00:00' })
+    await walk('events', `search=split&per_page=2&sync_token=${encodeURIComponent(token)}`, mirror)
+    expect(mirror).toEqual(await truth('events', '&search=split'))
+    const items = [...mirror.values()] as unknown as Record<string, unknown>[]
+    expect(items.find((e) => e.id === series.id)).toMatchObject({ recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] })
+    expect(items.find((e) => e.id === split.id)).toMatchObject({ recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'], start_date: '2027-04-20 19:00:00' })
+    expect(items.find((e) => e.title === 'Split rehearsal (dress)')).toMatchObject({ series_id: split.id, occurrence: '20270427T190000Z' })
+  })
+
   it('syncs venues and organizers, filters included', async () => {
     for (const collection of ['venues', 'organizers'] as const) {
       const mirror = new Map<number, Item>()
