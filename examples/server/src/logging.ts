@@ -51,9 +51,8 @@ export function requestLogger(logger: Logger) {
     const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
     res.setHeader('X-Request-Id', id)
     const started = performance.now()
-    const done = () => {
-      res.off('finish', done)
-      res.off('close', done)
+    // 'close' follows 'finish' on every response, and ends an aborted one: one listener tells both.
+    res.once('close', () => {
       const completed = res.writableFinished
       const status = res.statusCode
       const level = status >= 500 ? 'error' : status >= 400 || !completed ? 'warn' : 'info'
@@ -64,9 +63,7 @@ export function requestLogger(logger: Logger) {
         responseTime: Math.round(performance.now() - started),
       }
       logger[level](line, completed ? 'request completed' : 'request aborted')
-    }
-    res.on('finish', done)
-    res.on('close', done)
+    })
     next()
   }
 }

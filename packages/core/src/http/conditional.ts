@@ -45,6 +45,8 @@ export function parseTagList(value: string): '*' | { weak: boolean; opaque: stri
  */
 export function noneMatchHits(value: string | undefined, tag: string): boolean {
   if (value === undefined) return false
+  // The usual revalidation sends back exactly the tag it got: no need to parse a list.
+  if (value === tag) return true
   const tags = parseTagList(value)
   if (tags === undefined) return false
   if (tags === '*') return true
