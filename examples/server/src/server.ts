@@ -133,7 +133,7 @@ export async function startExampleServer(
     app.use(createCalendarRouter(calendar))
     // Kept anonymous answers are written before Express (fast-path.ts); behind a trusted proxy the
     // origin of their links comes from X-Forwarded-*, which only Express's trust rules may read.
-    const fastPath = config.trustProxy === undefined ? cacheFastPath(calendar, { compression: compressing }) : undefined
+    const fastPath = config.trustProxy === undefined && calendar.options.responseCache !== false ? cacheFastPath(calendar, { compression: compressing }) : undefined
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       for (const observe of observers) observe(req, res, noop)
       const answered = fastPath?.(req, res)

@@ -105,7 +105,9 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       res.end(answer.body)
     }, next)
   }
-  router.use(prefixes, fromCache, readBody, async (req: Request, res: Response) => {
+  // With the cache off, or callers told apart by a host hook, there is never a kept answer to find.
+  const first = calendar.options.responseCache === false || calendar.options.authenticate ? [] : [fromCache]
+  router.use(prefixes, ...first, readBody, async (req: Request, res: Response) => {
     const response = await calendar.handle(calendarRequest(req))
     if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
     else send(req, res, response)
