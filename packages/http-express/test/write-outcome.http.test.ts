@@ -109,10 +109,12 @@ describe('database link cut around a write (TCP proxy)', () => {
   }, 30_000)
 
   it('under pool exhaustion, no create answered 503 was written (issue: 47 of 676 were)', async () => {
-    // A pool of 2, 40 writers and a 5 ms wait for a connection: many requests get no connection at
-    // some step, on a quiet machine too (with 20 writers and 50 ms an idle machine gave no 503).
+    // A pool of 2 and 120 writers: each waits behind about 60 creates, far longer than the 100 ms
+    // it may wait for a connection, so many requests get no connection at some step, on a quiet
+    // machine too. The wait also bounds opening a connection: a few milliseconds (CI's first try
+    // here) fail to start at all while the test suite loads the machine.
     const tight = await createCalendar({
-      database: { url: await workerDatabaseUrl(), poolSize: 2, connectionTimeoutMs: 5, startupWaitMs: 10_000 },
+      database: { url: await workerDatabaseUrl(), poolSize: 2, connectionTimeoutMs: 100, startupWaitMs: 10_000 },
       migrate: false,
     })
     const answers: { title: string; status: number }[] = []
@@ -120,7 +122,7 @@ describe('database link cut around a write (TCP proxy)', () => {
     let n = 0
     try {
       await Promise.all(
-        Array.from({ length: 40 }, async () => {
+        Array.from({ length: 120 }, async () => {
           while (Date.now() < end) {
             const title = `Exhausted ${n++}`
             const res = await tight.handle({
