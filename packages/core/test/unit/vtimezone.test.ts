@@ -81,4 +81,46 @@ describe('VTIMEZONE from the platform time zone database', () => {
       expect(() => icalZone(text)).not.toThrow()
     }
   })
+
+  it('writes the years after 2037 as yearly rules that ical.js expands as Intl does, to 9999', () => {
+    const observances = (text: string) => text.match(/^BEGIN:(STANDARD|DAYLIGHT)\r$/gm)?.length ?? 0
+    for (const zone of ['Europe/Berlin', 'America/New_York', 'America/Santiago', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Nuuk', 'Asia/Jerusalem', 'Africa/Casablanca']) {
+      const text = vtimezone(zone, 2030, 9999)
+      // Listed one by one, the changes until 9999 would be about 16,000 observances.
+      // Casablanca has predicted changes until 2087 and none after: nothing to repeat.
+      if (zone !== 'Africa/Casablanca') expect(text, zone).toMatch(/^RRULE:FREQ=YEARLY;BYMONTH=\d+;/m)
+      expect(observances(text), zone).toBeLessThan(150)
+      const parsed = icalZone(text)
+      const year = (y: number) => {
+        const d = new Date(Date.UTC(2000, 0, 1))
+        d.setUTCFullYear(y)
+        return d.getTime()
+      }
+      fc.assert(
+        // ical.js expands the rules year by year from 2038: the years near 9999 for two zones only.
+        fc.property(fc.oneof(fc.integer({ min: year(2036), max: year(2200) }), ...(['Europe/Berlin', 'America/Santiago'].includes(zone) ? [fc.integer({ min: year(9990), max: year(9999) + 300 * 86_400_000 })] : [])), (ms) => {
+          const [actual, expected] = roundTrip(parsed, zone, ms - (ms % 1000))
+          expect(actual, `${zone} ${new Date(ms).toISOString()}`).toBe(expected)
+        }),
+        { numRuns: 150 },
+      )
+    }
+  })
+
+  it('keeps its size bounded for events from year 1 to 9999 in any zone', () => {
+    // Only zones whose changes no RRULE here expresses (Cairo) are listed, to 2200.
+    for (const zone of ['Pacific/Kiritimati', 'Europe/London', 'Africa/Cairo', 'Asia/Gaza']) {
+      const text = vtimezone(zone, 1, 9999)
+      expect(text.length, zone).toBeLessThan(60_000)
+      expect(() => icalZone(text)).not.toThrow()
+    }
+  })
+
+  it('writes the seconds of a local mean time offset as RFC 5545 allows (+HHMMSS)', () => {
+    const text = vtimezone('Africa/Abidjan', 1800, 1920)
+    expect(text).toContain('TZOFFSETFROM:+001608\r\n')
+    for (const zone of ZONES) {
+      for (const [, offset] of vtimezone(zone, 1800, 2030).matchAll(/^TZOFFSET(?:FROM|TO):(.*)\r$/gm)) expect(offset, zone).toMatch(/^[+-]\d{4}(\d{2})?$/)
+    }
+  })
 })
