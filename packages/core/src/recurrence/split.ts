@@ -76,13 +76,22 @@ function ruleInstances(rule: string, start: SeriesStart, keyWall: WallTime, keyU
  * after it move to the new series. The new series' COUNT is what was left of the old one's, so
  * the two together have as many occurrences as the old had. When the new series starts `shiftMs`
  * later on the wall clock (its start was changed), its RDATEs, EXDATEs and UNTIL move with it,
- * written as wall clocks of its own zone. An occurrence that only an RDATE gives, with more of
- * the rule's instances after it, cannot start a rule: `400` on `recurrence`.
+ * written as wall clocks of its own zone; so do they when the new series is in another `zone`.
+ * An occurrence that only an RDATE gives, with more of the rule's instances after it, cannot
+ * start a rule: `400` on `recurrence`.
  */
-export function splitRecurrence(lines: readonly string[], start: SeriesStart, key: { wall: WallTime; utc: WallTime }, shiftMs: number): SplitLines {
+export function splitRecurrence(
+  lines: readonly string[],
+  start: SeriesStart,
+  key: { wall: WallTime; utc: WallTime },
+  shiftMs: number,
+  zone: string = start.zone,
+): SplitLines {
   const before: string[] = []
   const after: string[] = []
-  const moved = shiftMs !== 0
+  // A new zone moves the instances as a shift does: same wall clocks, other instants.
+  const rezoned = !start.allDay && zone !== start.zone
+  const moved = shiftMs !== 0 || rezoned
   for (const line of lines) {
     if (line.startsWith('RRULE:')) {
       const parts = ruleParts(line)
@@ -100,7 +109,11 @@ export function splitRecurrence(lines: readonly string[], start: SeriesStart, ke
         throw invalidParams({ recurrence: 'This occurrence comes from an RDATE, not from the rule; a split must start at one of the rule\'s occurrences (or after its last).' })
       }
       if (count) after.push(ruleEndingAt(parts, 'COUNT', String(rule.after)))
-      else if (until && moved) {
+      else if (until && rezoned && until.length > 8) {
+        // Where the last instance falls on the old zone's clock, moved, read on the new zone's.
+        const wall = shifted(until.endsWith('Z') && intlZone(start.zone) ? utcToWall(wallOfValue(until), start.zone) : wallOfValue(until), shiftMs)
+        after.push(ruleEndingAt(parts, 'UNTIL', untilValue(intlZone(zone) ? wallToUtc(wall, zone) : wall, false)))
+      } else if (until && moved) {
         const date = until.length === 8
         after.push(ruleEndingAt(parts, 'UNTIL', untilValue(shifted(wallOfValue(until), date ? wholeDays(shiftMs) : shiftMs), date)))
       } else after.push(line)

@@ -162,6 +162,38 @@ describe(`events: changing an occurrence and all following ones (${BACKEND})`, (
     ])
   })
 
+  it('moves EXDATEs and UNTIL into the new time zone of a split with the wall clocks they had (a removed occurrence stays removed, the last one stays)', async () => {
+    const series = await calendar.events.create({
+      title: 'Pilates', start_date: '2027-03-09 10:00:00', end_date: '2027-03-09 11:00:00', timezone: 'Europe/Berlin',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20270406T100000'],
+    })
+    const split = (await calendar.events.updateFollowing(series.id, '20270323T090000Z', { timezone: 'America/New_York' })) as unknown as Item
+    expect(split.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=4', 'EXDATE:20270406T100000'])
+    const { items, totals } = await walk(calendar, { start_date: '2027-03-01', end_date: '2027-05-31', search: 'Pilates' }, 2)
+    expect(brief(items)).toEqual([
+      [series.id, '20270309T090000Z', '2027-03-09 10:00:00', 'Pilates'],
+      [series.id, '20270316T090000Z', '2027-03-16 10:00:00', 'Pilates'],
+      [split.id, '20270323T140000Z', '2027-03-23 10:00:00', 'Pilates'],
+      [split.id, '20270330T140000Z', '2027-03-30 10:00:00', 'Pilates'],
+      [split.id, '20270413T140000Z', '2027-04-13 10:00:00', 'Pilates'],
+    ])
+    expect(new Set(totals)).toEqual(new Set([5]))
+
+    // 19:00 Berlin until 20 April; from 30 March at 20:00 New York: the last one is 20 April 20:00 there.
+    const tango = await calendar.events.create({
+      title: 'Tango', start_date: '2027-03-16 19:00:00', end_date: '2027-03-16 21:00:00', timezone: 'Europe/Berlin', recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20270420T170000Z'],
+    })
+    const moved = (await calendar.events.updateFollowing(tango.id, '20270330T170000Z', {
+      timezone: 'America/New_York', start_date: '2027-03-30 20:00:00', end_date: '2027-03-30 22:00:00',
+    })) as unknown as Item
+    expect(moved.recurrence).toEqual(['RRULE:FREQ=WEEKLY;UNTIL=20270421T000000Z'])
+    const listed = (await walk(calendar, { start_date: '2027-03-01', end_date: '2027-05-31', search: 'Tango' }, 50)).items
+    expect(listed.map((e) => [e.id, e.start_date])).toEqual([
+      [tango.id, '2027-03-16 19:00:00'], [tango.id, '2027-03-23 19:00:00'],
+      [moved.id, '2027-03-30 20:00:00'], [moved.id, '2027-04-06 20:00:00'], [moved.id, '2027-04-13 20:00:00'], [moved.id, '2027-04-20 20:00:00'],
+    ])
+  })
+
   it('at the first occurrence edits the whole series; refuses a key that is no occurrence (404) and a rule with no occurrence (400), writing nothing', async () => {
     const series = await calendar.events.create({
       title: 'Quiz', start_date: '2027-09-07 20:00:00', end_date: '2027-09-07 22:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20271005T200000Z'],
