@@ -12,7 +12,7 @@ type Db = Kysely<DB> | Transaction<DB>
 
 /** How far past now open-ended series are stored (past the list's default window of 24 months). */
 export const HORIZON_MONTHS = 36
-/** Most occurrences stored for one series within the horizon (an open-ended daily series started decades ago). */
+/** Most occurrences stored for one series within the horizon: those of the last as many days before it. */
 export const MAX_STORED_OCCURRENCES = 10_000
 /** Most UTC years past the horizon one list request stores for open-ended series. */
 export const MAX_LAZY_YEARS = 4
@@ -144,7 +144,12 @@ function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number
   const from = new Date(first.getTime() - 86_400_000)
   if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series)
   const until = asDate(horizon)
-  const rows = occurrenceRows(series, from, until)
+  // A rule gives at most one instance a day (no BYHOUR or finer, recurrence.ts), so the
+  // MAX_STORED_OCCURRENCES days before the horizon hold at most that many: a series started
+  // decades ago keeps its latest ones (those lists show), not its first, and is never expanded
+  // over a century (the engine gives up after 20,000 steps: a daily series from 1900 was a 500).
+  const recent = new Date(until.getTime() - MAX_STORED_OCCURRENCES * 86_400_000)
+  const rows = occurrenceRows(series, from > recent ? from : recent, until)
   for (const year of years) {
     if (yearEnd(year) <= until) continue
     rows.push(...occurrenceRows(series, new Date(Math.max(yearStart(year).getTime(), until.getTime() + 1000)), yearEnd(year)))

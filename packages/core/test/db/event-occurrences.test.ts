@@ -123,6 +123,19 @@ describe(`occurrences in the event list (${BACKEND})`, () => {
     expect((read.body as Item).start_date).toBe('2045-01-04 19:00:00')
   })
 
+  it('stores an open-ended daily series started a century ago up to the horizon: its latest 10,000 days, listed now', async () => {
+    // Expanded from its start, the rule took the engine past its 20,000 steps: a 500 on create.
+    const daily = await series('Century walk', '1926-11-21 07:00:00', '1926-11-21 08:00:00', ['RRULE:FREQ=DAILY'], { timezone: 'Europe/Berlin' })
+    const week = await list(window('2026-11-23', '2026-11-29', { search: 'Century walk' }))
+    expect(week.events.map((i) => i.start_date)).toEqual(['23', '24', '25', '26', '27', '28', '29'].map((d) => `2026-11-${d} 07:00:00`))
+    // Up to the horizon (now + 36 months); years past it that other tests asked for are stored too.
+    const stored = await querySql<{ n: string; first: string }>(
+      `select count(*) as n, min(start_utc)::text as first from event_occurrences where series_id = ${daily.id} and start_utc <= '2029-11-22'`,
+    )
+    expect(Number(stored[0]!.n)).toBeLessThan(10_010)
+    expect(stored[0]!.first > '2002-01-01').toBe(true)
+  })
+
   it('applies filters to occurrences through their series', async () => {
     const s = await series('Filtered class', '2027-06-07 10:00:00', '2027-06-07 11:00:00', ['RRULE:FREQ=WEEKLY;COUNT=3'], {
       timezone: 'UTC', categories: ['Dance'], tags: ['salsa'], venue: { venue: 'Studio 9' }, organizer: [{ organizer: 'Ana' }], featured: true,
