@@ -271,8 +271,7 @@ async function splitSeries(trx: Transaction<DB>, seriesId: number, key: string, 
   // Where the new series starts decides how far its dates move: plan its times first, without a rule.
   const times = await planEventWrite(trx, { ...base, ...input, recurrence: [] }, undefined, ctx)
   const shiftMs = utcWallToEpochMs(times.columns.start_local as string) - utcWallToEpochMs(occurrence.start_local)
-  const zone = (times.columns.timezone as string | undefined) ?? series.timezone
-  const lines = splitRecurrence(series.recurrence!, start, { wall: occurrence.start_local, utc: occurrence.start_utc }, shiftMs, zone)
+  const lines = splitRecurrence(series.recurrence!, start, { wall: occurrence.start_local, utc: occurrence.start_utc }, shiftMs, times.columns.timezone as string)
   const plan = await planEventWrite(trx, { ...base, ...input, recurrence: input.recurrence !== undefined ? input.recurrence : lines.after }, undefined, ctx)
   const ending = await planEventWrite(trx, { recurrence: lines.before }, series, ctx)
   const id = await applyEventWrite(trx, plan, undefined, ctx)

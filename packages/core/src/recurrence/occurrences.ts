@@ -21,6 +21,7 @@ export const MAX_LAZY_YEARS = 4
  * write): a client asking for one far window after another cannot make the table grow without end.
  */
 export const MAX_STORED_YEARS = 40
+const DAY_MS = 86_400_000
 /** How often a running calendar moves the horizon. */
 const EXTEND_EVERY_MS = 24 * 3600 * 1000
 /** Rows per insert statement (14 parameters a row, well below PostgreSQL's 65,535). */
@@ -133,7 +134,7 @@ export function occurrenceAt(series: SeriesRow, key: string) {
   if (!storableWall(() => utc)) return undefined
   const at = asDate(utc)
   // All-day keys are dates of the series' own calendar: look a day around and match the key.
-  const margin = series.all_day ? 2 * 86_400_000 : 0
+  const margin = series.all_day ? 2 * DAY_MS : 0
   return occurrenceRows(series, new Date(at.getTime() - margin), new Date(at.getTime() + margin), 5).find((r) => r.occurrence_key === key)
 }
 
@@ -141,14 +142,14 @@ export function occurrenceAt(series: SeriesRow, key: string) {
 function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number[]) {
   const first = asDate(wallFromDb(series.start_utc))
   // One day early: an all-day or `UTC±h` series is generated on a UTC clock (expandRecurrence filters exactly).
-  const from = new Date(first.getTime() - 86_400_000)
+  const from = new Date(first.getTime() - DAY_MS)
   if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series)
   const until = asDate(horizon)
   // A rule gives at most one instance a day (no BYHOUR or finer, recurrence.ts), so the
   // MAX_STORED_OCCURRENCES days before the horizon hold at most that many: a series started
   // decades ago keeps its latest ones (those lists show), not its first, and is never expanded
   // over a century (the engine gives up after 20,000 steps: a daily series from 1900 was a 500).
-  const recent = new Date(until.getTime() - MAX_STORED_OCCURRENCES * 86_400_000)
+  const recent = new Date(until.getTime() - MAX_STORED_OCCURRENCES * DAY_MS)
   const rows = occurrenceRows(series, from > recent ? from : recent, until)
   for (const year of years) {
     if (yearEnd(year) <= until) continue
@@ -325,7 +326,7 @@ export function keepExtending(db: Kysely<DB>, now: () => Date): HorizonJob {
 
 /** `wall` moved by `days`, kept within the stored years. */
 export function shiftWall(wall: WallTime, days: number): WallTime {
-  const ms = utcWallToEpochMs(wall) + days * 86_400_000
+  const ms = utcWallToEpochMs(wall) + days * DAY_MS
   if (ms >= utcWallToEpochMs(MAX_WALL)) return MAX_WALL
   if (ms <= utcWallToEpochMs(MIN_WALL)) return MIN_WALL
   return epochMsToUtcWall(ms)

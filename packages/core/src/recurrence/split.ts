@@ -109,13 +109,13 @@ export function splitRecurrence(
         throw invalidParams({ recurrence: 'This occurrence comes from an RDATE, not from the rule; a split must start at one of the rule\'s occurrences (or after its last).' })
       }
       if (count) after.push(ruleEndingAt(parts, 'COUNT', String(rule.after)))
-      else if (until && rezoned && until.length > 8) {
-        // Where the last instance falls on the old zone's clock, moved, read on the new zone's.
-        const wall = shifted(until.endsWith('Z') && intlZone(start.zone) ? utcToWall(wallOfValue(until), start.zone) : wallOfValue(until), shiftMs)
-        after.push(ruleEndingAt(parts, 'UNTIL', untilValue(intlZone(zone) ? wallToUtc(wall, zone) : wall, false)))
-      } else if (until && moved) {
+      else if (until && moved) {
         const date = until.length === 8
-        after.push(ruleEndingAt(parts, 'UNTIL', untilValue(shifted(wallOfValue(until), date ? wholeDays(shiftMs) : shiftMs), date)))
+        // Where the last instance falls on the old zone's clock, moved, read on the new zone's
+        // (`UTC±h` rules run on a UTC clock: their UNTIL is their wall clock).
+        const onClock = date || !until.endsWith('Z') || !intlZone(start.zone) ? wallOfValue(until) : utcToWall(wallOfValue(until), start.zone)
+        const wall = shifted(onClock, date ? wholeDays(shiftMs) : shiftMs)
+        after.push(ruleEndingAt(parts, 'UNTIL', untilValue(date || !intlZone(zone) ? wall : wallToUtc(wall, zone), date)))
       } else after.push(line)
       continue
     }
