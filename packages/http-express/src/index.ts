@@ -57,6 +57,16 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
 }
 
 /**
+ * The request's own origin. A Host is only `host[:port]`, but an origin a hook returns may carry a
+ * path, so a `/`, `?`, `#` or `\\` in the Host (`evil.example/../x`) would read as one and be
+ * reflected into every link: escaped, it is a malformed Host that the calendar refuses.
+ */
+function defaultOrigin(req: Request): string {
+  const host = req.host ?? req.get('host') ?? 'localhost'
+  return `${req.protocol}://${host.replace(/[/?#\\]/g, encodeURIComponent)}`
+}
+
+/**
  * An `express.Router` serving the calendar under `/cal/events/v1` (and `/wp-json/tribe/events/v1`
  * with the `wpCompat` option); mount it with `app.use(router)` or under a prefix (`app.use('/api', router)`).
  *
@@ -82,8 +92,8 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
       headers: req.headers,
       // req.protocol and req.host read X-Forwarded-Proto and X-Forwarded-Host only when the app's
       // `trust proxy` setting trusts the peer; otherwise a client could forge the links.
-      // An empty or malformed Host is passed on as it came, for the calendar to refuse (400).
-      origin: options.origin ? options.origin(req) : `${req.protocol}://${req.host ?? req.get('host') ?? 'localhost'}`,
+      // An empty or malformed Host is passed on for the calendar to refuse (400).
+      origin: options.origin ? options.origin(req) : defaultOrigin(req),
       mountPath: req.baseUrl.slice(0, req.baseUrl.length - prefix.length),
     }
   }

@@ -6,7 +6,7 @@ import { CalendarError } from '../errors.js'
  * Percent-escapes and sub-delims are refused: no real host needs them, and they only ever reach
  * us to be reflected into `rest_url`s.
  */
-const HOST = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9._~-]*)|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+const HOST = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9._~-]*)|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/
 const ORIGIN = /^(https?):\/\/([^/?#]*)(\/[^?#]*)?$/i
 
 /**
@@ -18,8 +18,11 @@ export function checkedOrigin(origin: string | undefined): string | undefined {
   const match = ORIGIN.exec(origin)
   const host = match?.[2] ?? ''
   let parsed: URL | undefined
+  const hostMatch = HOST.exec(host)
+  // Port 0 names no server a client could have reached (RFC 6335); beyond 65535 URL refuses.
+  const port = hostMatch?.[1]
   try {
-    if (match && HOST.test(host)) parsed = new URL(`${match[1]}://${host}`)
+    if (match && hostMatch && (port === undefined || Number(port) > 0)) parsed = new URL(`${match[1]}://${host}`)
   } catch {
     // Falls through to the 400 below (a port beyond 65535, an invalid IPv6 literal).
   }
