@@ -11,7 +11,7 @@ import { keepExtending } from './recurrence/occurrences.js'
 import { waitForDatabase } from './db/connect.js'
 import { openDatabase, type DatabaseHandle } from './db/create-db.js'
 import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
-import { migrateToLatest, type MigrationReport } from './db/migrate.js'
+import { assertMigrated, migrateToLatest, type MigrationReport } from './db/migrate.js'
 import { createDispatcher } from './http/dispatch.js'
 import { invalidParams } from './errors.js'
 import type { EventListArgs } from './events/event.args.js'
@@ -220,6 +220,7 @@ async function openReady(options: ResolvedOptions, migrate: boolean): Promise<Da
   try {
     if ('url' in options.database) await waitForDatabase(handle.db, options.database.url, options.database.startupWaitMs ?? 0)
     const report = migrate ? await migrateToLatest(handle.db, options.schema) : undefined
+    if (!migrate) await assertMigrated(handle.db, options.schema)
     return { ...handle, report }
   } catch (err) {
     await handle.close().catch(() => {})

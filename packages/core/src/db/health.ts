@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely'
-import { MIGRATIONS } from './migrations/index.js'
+import type { Kysely } from 'kysely'
+import { pendingMigrations } from './migrate.js'
 
 /** What `calendar.health()` tells a readiness probe. */
 export interface HealthReport {
@@ -21,9 +21,6 @@ export interface PoolStats {
   readonly waiting: number
 }
 
-// The schema or the records table missing: up, with everything pending.
-const NOT_MIGRATED = new Set(['42P01', '3F000'])
-
 /** Asks the database for the applied migrations, within `timeoutMs`. Never throws. */
 export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats): Promise<HealthReport> {
   const stats = pool ? { pool: pool() } : {}
@@ -32,18 +29,8 @@ export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: nu
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
     })
-    const applied = await Promise.race([
-      sql<{ name: string }>`select name from ${sql.id(schema, 'cal_migrations')}`
-        .execute(db)
-        .then((r) => new Set(r.rows.map((row) => row.name)))
-        .catch((err: { code?: string }) => {
-          if (NOT_MIGRATED.has(err.code ?? '')) return new Set<string>()
-          throw err
-        }),
-      timeout,
-    ])
-    const pendingMigrations = Object.keys(MIGRATIONS).filter((name) => !applied.has(name)).sort()
-    return { ready: pendingMigrations.length === 0, database: 'up', pendingMigrations, ...stats }
+    const pending = await Promise.race([pendingMigrations(db, schema), timeout])
+    return { ready: pending.length === 0, database: 'up', pendingMigrations: pending, ...stats }
   } catch (err) {
     return { ready: false, database: 'down', pendingMigrations: [], ...stats, error: err instanceof Error ? err.message : String(err) }
   } finally {

@@ -60,6 +60,34 @@ export async function migrateToLatest(
   }
 }
 
+// The schema or the records table missing: nothing applied yet.
+const NOT_MIGRATED = new Set(['42P01', '3F000'])
+
+/** The migrations of this version the schema has not applied, in order; database errors are thrown. */
+export async function pendingMigrations(db: Kysely<any>, schema: string = DEFAULT_SCHEMA): Promise<string[]> {
+  const applied = await sql<{ name: string }>`select name from ${sql.id(schema, RECORDS)}`
+    .execute(db)
+    .then((r) => new Set(r.rows.map((row) => row.name)))
+    .catch((err: { code?: string }) => {
+      if (NOT_MIGRATED.has(err.code ?? '')) return new Set<string>()
+      throw err
+    })
+  return Object.keys(MIGRATIONS).filter((name) => !applied.has(name)).sort()
+}
+
+/**
+ * For `migrate: false`: a schema this version has not fully migrated would answer every call with
+ * 500, so the calendar refuses to start instead, naming what is missing.
+ */
+export async function assertMigrated(db: Kysely<any>, schema: string = DEFAULT_SCHEMA): Promise<void> {
+  const pending = await pendingMigrations(db, schema)
+  if (pending.length === 0) return
+  throw new Error(
+    `Cannot start with migrate: false: the schema "${schema}" lacks ${pending.length} migration(s) (${pending.join(', ')}). ` +
+      'Apply them first: migrateCalendar(options), a migrate command, or one start with migrate: true.',
+  )
+}
+
 // Trigger functions also fire for writes from other sessions (a host's SQL on `cal_events.events`),
 // whose search_path could lead `update terms` to the host's own `terms`. Each trigger function of
 // the schema keeps the search_path of the migration (the calendar's schema first); after every run,

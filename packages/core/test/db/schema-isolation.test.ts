@@ -167,6 +167,25 @@ describe(`the calendar's own schema in a host's database (${BACKEND})`, () => {
     expect(await host.sql(`select count(*)::int as n from pg_class where relnamespace = 'public'::regnamespace`)).toEqual([{ n: 0 }])
   })
 
+  it('with migrate: false, refuses to start while migrations are pending, naming them; starts once they are applied', async () => {
+    const host = await hostDatabase()
+    const all = Object.keys(MIGRATIONS).sort()
+    // Nothing migrated yet: every migration is pending.
+    const never = createCalendar({ database: host.database, migrate: false })
+    await expect(never).rejects.toThrow(`the schema "cal_events" lacks ${all.length} migration(s) (${all.join(', ')})`)
+    await expect(never).rejects.toThrow(/migrateCalendar/)
+    // An older version's schema: all but the last two applied.
+    const handle = await openDatabase(host.database, undefined, 'cal_events')
+    await migrateToLatest(handle.db, 'cal_events', Object.fromEntries(all.slice(0, -2).map((name) => [name, MIGRATIONS[name]!])))
+    await handle.close()
+    await expect(createCalendar({ database: host.database, migrate: false })).rejects.toThrow(`lacks 2 migration(s) (${all.slice(-2).join(', ')})`)
+    // Migrated: it starts and serves.
+    const migrated = await open(host)
+    await migrated.close()
+    const calendar = await open(host, { migrate: false })
+    expect((await calendar.events.create({ title: 'Ready', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' })).title).toBe('Ready')
+  })
+
   it('rejects a schema name that is not a plain identifier', async () => {
     await expect(createCalendar({ schema: 'Cal; drop' })).rejects.toThrow(/schema/)
   })
