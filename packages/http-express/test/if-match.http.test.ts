@@ -115,6 +115,27 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('GET', path, { token: alice })).body.title).toBe('Star 3')
   })
 
+  it('takes any listed tag, wherever it stands and with empty list elements (RFC 9110 5.6.1, 13.1.1)', async () => {
+    const id = await create('/events', event({ title: 'Listed' }))
+    const path = `/events/${id}`
+    const forms = ['"stale", CUR', 'CUR, "stale"', '"a",CUR,"b"', ', CUR', '"stale", , CUR', 'CUR,,"x",', ' ,, CUR ,']
+    for (const [i, form] of forms.entries()) {
+      const current = await tagOf(path, alice)
+      const res = await server.request('PATCH', path, { token: alice, headers: { 'if-match': form.replace('CUR', current) }, body: { title: `Listed ${i}` } })
+      expect(res.status, form).toBe(200)
+      // A list without the current tag, empty elements or not, is a 412 and writes nothing.
+      const stale = await server.request('PATCH', path, { token: alice, headers: { 'if-match': form.replace('CUR', current) }, body: { title: 'lost' } })
+      expect(stale.status, form).toBe(412)
+    }
+    expect((await server.request('GET', path, { token: alice })).body.title).toBe(`Listed ${forms.length - 1}`)
+    // The same lists in If-None-Match revalidate a read.
+    const current = await tagOf(path, alice)
+    for (const form of forms) {
+      const res = await server.request('GET', path, { token: alice, headers: { 'if-none-match': form.replace('CUR', current) } })
+      expect(res.status, form).toBe(304)
+    }
+  })
+
   it('answers a malformed If-Match with 400 and writes nothing; a malformed If-None-Match is ignored', async () => {
     const id = await create('/events', event({ title: 'Malformed' }))
     const path = `/events/${id}`

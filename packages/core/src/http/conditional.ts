@@ -29,7 +29,8 @@ export function entityTag(text: string, headers: Record<string, string>, visibil
 }
 
 // RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text.
-const TAG_LIST = /^\s*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*|$))+$/
+// A list may hold empty elements, which a recipient must accept and ignore (5.6.1): `, "a",, "b"`.
+const TAG_LIST = /^[\s,]*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,[\s,]*|$))+$/
 const ONE_TAG = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g
 
 /** The entity tags of an `If-None-Match`/`If-Match` value: `'*'`, a list, or `undefined` when malformed. */
