@@ -84,6 +84,62 @@ describe('the compatibility path /wp-json/tribe/events/v1', () => {
     expect(await nowhere.json()).toMatchObject({ code: 'rest_no_route' })
   })
 
+  it('describes itself under the reference\'s namespace, with routes and links into its path', async () => {
+    const root = await json(get(wp))
+    expect(root.namespace).toBe('tribe/events/v1')
+    const keys = Object.keys(root.routes)
+    expect(keys[0]).toBe('/tribe/events/v1')
+    expect(keys).toContain('/tribe/events/v1/events/(?P<id>\\d+)')
+    expect(keys.every((k) => k.startsWith('/tribe/events/v1'))).toBe(true)
+    expect(Object.values(root.routes).every((r: any) => r.namespace === 'tribe/events/v1')).toBe(true)
+    expect(root.routes['/tribe/events/v1/events']._links.self[0].href).toBe(`${wp}/events`)
+    expect(root._links.up[0].href).toBe(wp.slice(0, -'tribe/events/v1'.length))
+    expect(root.routes['/tribe/events/v1'].endpoints[0].args.namespace.default).toBe('tribe/events/v1')
+    expect((await get(`${wp}?namespace=tribe/events/v1`)).status).toBe(200)
+    const other = await get(`${wp}?namespace=cal/events/v1`)
+    expect(other.status).toBe(404)
+    expect(await other.json()).toMatchObject({ code: 'rest_invalid_namespace' })
+    // Our path keeps our namespace.
+    const ours = await json(get(server.base))
+    expect(ours.namespace).toBe('cal/events/v1')
+    expect(Object.keys(ours.routes)[0]).toBe('/cal/events/v1')
+  })
+
+  const basicAuth = () => `Basic ${Buffer.from(`admin:${token}`).toString('base64')}`
+  const postEvent = (base: string, body: Record<string, unknown>) =>
+    fetch(`${base}/events`, { method: 'POST', headers: { authorization: basicAuth(), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const series = { status: 'publish', start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 11:00:00' }
+
+  it('ignores fields the reference does not declare, as the plugin does, and keeps declared ones checked', async () => {
+    const res = await postEvent(wp, { title: 'Undeclared', ...series, some_pro_field: { nested: [1, 2] }, _EventShowMap: 'yes' })
+    expect(res.status).toBe(201)
+    const bad = await postEvent(wp, { title: 'Bad date', ...series, start_date: 'not a date' })
+    expect(bad.status).toBe(400)
+  })
+
+  it('translates the Pro add-on\'s recurrence object to a rule where it maps, and ignores it where it does not', async () => {
+    const weekly = await postEvent(wp, { title: 'Pro weekly', ...series, recurrence: { type: 'weekly', end_type: 'never' } })
+    expect(weekly.status).toBe(201)
+    const created = await json(weekly)
+    const stored = await json(get(`${server.base}/events/${created.id}`))
+    expect(stored.recurrence).toEqual(['RRULE:FREQ=WEEKLY'])
+    const counted = await json(postEvent(wp, { title: 'Pro daily', ...series, recurrence: { type: 'Every Day', end_type: 'After', end_count: 3 } }))
+    expect((await json(get(`${server.base}/events/${counted.id}`))).recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=3'])
+    const until = await json(postEvent(wp, { title: 'Pro monthly', ...series, recurrence: { type: 'monthly', end_type: 'on', end: '2027-12-31', interval: 2 } }))
+    expect((await json(get(`${server.base}/events/${until.id}`))).recurrence).toEqual(['RRULE:FREQ=MONTHLY;INTERVAL=2;UNTIL=20271231'])
+    const unknown = await postEvent(wp, { title: 'Pro custom', ...series, recurrence: { type: 'Custom', custom: { type: 'Date' } } })
+    expect(unknown.status).toBe(201)
+    expect((await json(get(`${server.base}/events/${(await json(unknown)).id}`))).recurrence).toBeUndefined()
+    // Our own path keeps its declared shape: an object there is a 400 naming recurrence.
+    const ours = await fetch(`${server.base}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Ours', ...series, recurrence: { type: 'weekly', end_type: 'never' } }),
+    })
+    expect(ours.status).toBe(400)
+    expect((await json(ours)).data.params).toHaveProperty('recurrence')
+  })
+
   it('is off by default, and works under a host\'s mount path', async () => {
     const plain = await freshCalendar()
     const off = await startServer(plain)

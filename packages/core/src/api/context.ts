@@ -52,6 +52,9 @@ export const NAMESPACE = 'cal/events/v1'
 /** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
 export const WP_NAMESPACE = 'wp-json/tribe/events/v1'
 
+/** The reference plugin's namespace, as its root descriptor names it (its path without `wp-json/`). */
+export const WP_REST_NAMESPACE = 'tribe/events/v1'
+
 /**
  * Builds the URL roots from the configured public URL or, without one, the request's (checked)
  * origin. A configured public URL is used for `rest_url`s too: a client's `Host` is never

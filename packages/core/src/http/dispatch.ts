@@ -12,6 +12,7 @@ import { addVary, entityTag, NOT_MODIFIED_HEADERS, noneMatchHits, PUBLIC_MAX_AGE
 import { toErrorResponse } from './error-response.js'
 import { checkedOrigin } from './origin.js'
 import { readPreconditions, runItemWrite } from './preconditions.js'
+import { referenceBody } from './reference-body.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CachedAnswer, CalendarRequest, CalendarResponse } from './request.js'
 import { createCorsPolicy } from './cors.js'
@@ -120,9 +121,10 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         // A feed key is read-only and for feeds: anywhere else it is no credential at all.
         if (looksLikeFeedKey(query.key)) throw invalidFeedKey()
       }
-      const body = BODY_METHODS.has(method)
+      const parsed = BODY_METHODS.has(method)
         ? parseBody(request.body, header(request, 'content-type'), options.maxBodyBytes)
         : {}
+      const body = namespace === WP_NAMESPACE ? referenceBody(parsed) : parsed
       if (looksLikeFeedKey(body.key)) throw invalidFeedKey()
       // Anonymous reads may be answered from the hot-read cache (response-cache.ts). The root
       // descriptor and `/doc` read no data: a check would cost more than answering them. Feeds

@@ -15,28 +15,36 @@ function describeArg(spec: ArgSpec): Record<string, unknown> {
   return out
 }
 
-/** The root descriptor (CONTRACT 14.1), generated from the route table that drives the router. */
-export function describeNamespace(routes: readonly RouteDef[], urls: Urls): Record<string, unknown> {
+/**
+ * The root descriptor (CONTRACT 14.1), generated from the route table that drives the router.
+ * `namespace` is the one the client called: ours, or the reference's `tribe/events/v1` on the
+ * compatibility path, whose routes and links it then names as the plugin does.
+ */
+export function describeNamespace(routes: readonly RouteDef[], urls: Urls, namespace = NAMESPACE): Record<string, unknown> {
   const described: Record<string, unknown> = {}
+  // `urls.rest` ends with the namespace; what comes before it is the REST prefix (`…/wp-json/`).
+  const prefix = urls.rest.slice(0, -namespace.length)
+  const rename = (pattern: string) => `/${namespace}${pattern.slice(NAMESPACE.length + 1)}`
   for (const route of routes) {
     const methods = [...new Set(route.endpoints.flatMap((e) => e.methods))]
+    const pattern = rename(route.pattern)
     const entry: Record<string, unknown> = {
-      namespace: NAMESPACE,
+      namespace,
       methods,
       endpoints: route.endpoints.map((e) => {
         const args = Object.entries(e.operation.args as Record<string, ArgSpec>)
         // The reference serialises an empty map as [] (CONTRACT 1.3).
-        return { methods: [...e.methods], args: args.length === 0 ? [] : Object.fromEntries(args.map(([n, s]) => [n, describeArg(s)])) }
+        return { methods: [...e.methods], args: args.length === 0 ? [] : Object.fromEntries(args.map(([n, s]) => [n, describeArg(n === 'namespace' ? { ...s, default: namespace } : s)])) }
       }),
     }
     if (!route.pattern.includes('(?P<')) {
-      entry._links = { self: [{ href: `${urls.rest.slice(0, -NAMESPACE.length - 1)}${route.pattern}` }] }
+      entry._links = { self: [{ href: `${prefix.slice(0, -1)}${pattern}` }] }
     }
-    described[route.pattern] = entry
+    described[pattern] = entry
   }
   return {
-    namespace: NAMESPACE,
+    namespace,
     routes: described,
-    _links: { up: [{ href: `${urls.rest.slice(0, -NAMESPACE.length)}` }] },
+    _links: { up: [{ href: prefix }] },
   }
 }

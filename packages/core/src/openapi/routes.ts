@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { arg } from '../api/arg-kinds.js'
-import { NAMESPACE } from '../api/context.js'
+import { NAMESPACE, WP_NAMESPACE, WP_REST_NAMESPACE } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
 import { CalendarError } from '../errors.js'
 import type { RouteDef } from '../http/routes.js'
@@ -20,10 +20,13 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
         context: arg(z.string(), { type: 'string' }, { default: 'view' }),
       },
       async run(input, ctx) {
-        if (input.namespace !== NAMESPACE) {
+        // On the compatibility path the plugin's own namespace is the one that exists.
+        const served = ctx.urls.rest.endsWith(`/${WP_NAMESPACE}`) ? WP_REST_NAMESPACE : NAMESPACE
+        const asked = ctx.raw.query.namespace === undefined && ctx.raw.body.namespace === undefined ? served : input.namespace
+        if (asked !== served) {
           throw new CalendarError('INVALID_NAMESPACE', 'The specified namespace could not be found.')
         }
-        return { body: describeNamespace(routes(), ctx.urls) }
+        return { body: describeNamespace(routes(), ctx.urls, served) }
       },
     }),
     doc: defineOperation({
