@@ -101,4 +101,38 @@ describe('the recurrence field of events (extension, issue 19 groundwork)', () =
       expect(starts, path).toEqual(['2027-03-16T09:00:00.000Z', '2027-03-30T08:00:00.000Z'])
     }
   })
+
+  /** What ical.js makes of a series' VEVENT: its starts up to `to`, as ISO instants. */
+  const icalStarts = (text: string, to: string) => {
+    const event = new ICAL.Event(new ICAL.Component(ICAL.parse(text)).getFirstSubcomponent('vevent')!)
+    const iterator = event.iterator()
+    const starts: string[] = []
+    for (let next = iterator.next(); next && next.toJSDate().toISOString() <= to; next = iterator.next()) starts.push(next.toJSDate().toISOString())
+    return starts
+  }
+  const listedStarts = async (id: number, from: string, to: string) => {
+    const body = (await (await fetch(`${server.base}/events?start_date=${from}&end_date=${to}&per_page=50`)).json()) as { events: { id: number; series_id?: number; utc_start_date: string }[] }
+    return body.events.filter((e) => e.series_id === id || e.id === id).map((e) => `${e.utc_start_date.replace(' ', 'T')}.000Z`)
+  }
+
+  it('lists and subscribed apps agree on an instance that falls into a DST gap: skipped by both (EXDATE in the feed)', async () => {
+    const gap = { title: 'Night shift', status: 'publish' as const, start_date: '2027-03-26 02:30:00', end_date: '2027-03-26 03:00:00', timezone: 'Europe/Berlin' }
+    const counted = await calendar.events.create({ ...gap, recurrence: ['RRULE:FREQ=DAILY;COUNT=4'] })
+    const open = await calendar.events.create({ ...gap, title: 'Night watch', recurrence: ['RRULE:FREQ=DAILY'] })
+    for (const series of [counted, open]) {
+      const listed = await listedStarts(series.id, '2027-03-25', '2027-03-31')
+      // RFC 5545 3.3.10: 28 March 02:30 does not exist in Berlin; the instance is ignored, not moved.
+      expect(listed.some((s) => s.startsWith('2027-03-28'))).toBe(false)
+      const text = await (await fetch(`${server.base}/events/${series.id}/ical`)).text()
+      expect(icalStarts(text, '2027-03-31T23:59:59.000Z')).toEqual(listed)
+      const events = Object.values(nodeIcal.sync.parseICS(text)).filter((c): c is VEvent => c?.type === 'VEVENT')
+      const excluded = new Set(Object.values(events[0]!.exdate ?? {}).map((d) => new Date(d as Date).toISOString()))
+      const viaNodeIcal = events[0]!.rrule!.between(new Date('2027-03-25T00:00:00Z'), new Date('2027-03-31T23:59:59Z'), true).map((d) => d.toISOString()).filter((iso) => !excluded.has(iso))
+      expect(viaNodeIcal).toEqual(listed)
+    }
+    // The next spring's gap too, for the open-ended series.
+    const next = await listedStarts(open.id, '2028-03-24', '2028-03-28')
+    const text = await (await fetch(`${server.base}/events/${open.id}/ical`)).text()
+    expect(icalStarts(text, '2028-03-28T23:59:59.000Z').filter((s) => s >= '2028-03-24')).toEqual(next)
+  })
 })

@@ -9,6 +9,7 @@ import { taxonomyNamed } from '../terms/taxonomies.js'
 import { postUrl, wallFromDb } from '../shared/post-fields.js'
 import { renderHtml } from '../shared/text.js'
 import { addDaysToDate, utcWallToEpochMs } from '../shared/wall-time.js'
+import { feedRecurrence } from './dst-gaps.js'
 import { intlZone } from './vtimezone.js'
 
 const toText = compile({
@@ -116,8 +117,14 @@ export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallConte
   const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
   // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
   // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
-  const series = row.recurrence && row.recurrence.length > 0 ? row.recurrence.map((line) => `${line}\r\n`).join('') : recurrenceId(row)
+  const series = row.recurrence && row.recurrence.length > 0 ? seriesLines(row, ctx.now).map((line) => `${line}\r\n`).join('') : recurrenceId(row)
   return foldLines(series ? text.replace(/END:VEVENT\r\n$/, `${series}END:VEVENT\r\n`) : text)
+}
+
+/** A series' lines for the feed: as stored, with the instances lists skip in a DST gap excluded. */
+function seriesLines(row: EventRow, now: Date): string[] {
+  const start = { wall: wallFromDb(row.start_local), zone: row.timezone, allDay: row.all_day }
+  return feedRecurrence(row.recurrence!, start, now)
 }
 
 /** The RECURRENCE-ID line of a changed occurrence: its key, a UTC date-time or (all-day series) a date. */

@@ -32,7 +32,8 @@ export function intlZone(zone: string): boolean {
   }
 }
 
-interface Transition {
+/** One change of a zone's UTC offset (minutes east of UTC before and after). */
+export interface Transition {
   /** The UTC instant the new offset starts. */
   at: number
   from: number
@@ -47,7 +48,7 @@ const WALK_STEP_MS = 4 * DAY_MS
  * Offset changes of `zone` between two instants, from the platform's time zone database: a walk
  * in steps finds the step, a binary search the minute.
  */
-function transitions(zone: string, fromMs: number, toMs: number): Transition[] {
+export function transitions(zone: string, fromMs: number, toMs: number): Transition[] {
   const found: Transition[] = []
   let previous = tzOffset(zone, new Date(fromMs))
   for (let start = fromMs; start < toMs; ) {
