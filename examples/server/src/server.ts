@@ -3,14 +3,12 @@ import type { AddressInfo } from 'node:net'
 import compression from 'compression'
 import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
-import { answerClientError, createCalendarRouter, createHealthRouter } from '@cal-events/http-express'
+import { answerClientError, createCalendarRouter, createHealthRouter, createMetricsRouter, createReferenceRouter } from '@cal-events/http-express'
 import type { DestinationStream } from 'pino'
 import type { ExampleServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
 import { cacheFastPath } from './fast-path.js'
-import { createMetrics } from './metrics.js'
-import { referenceRouter } from './reference.js'
 
 /** A running example server. */
 export interface ExampleServer {
@@ -102,11 +100,10 @@ export async function startExampleServer(
     const observers: ((req: IncomingMessage, res: ServerResponse, next: () => void) => void)[] = []
     if (logger.level !== 'silent') observers.push(requestLogger(logger))
     if (config.metrics) {
-      const metrics = createMetrics(calendar, ['/healthz', '/readyz', '/metrics'])
-      observers.push(metrics.middleware)
-      app.get('/metrics', async (_req, res) => {
-        res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
-      })
+      // Serves `GET /metrics`; `observe` counts what the fast path answers before Express too.
+      const metrics = await createMetricsRouter(calendar)
+      observers.push(metrics.observe)
+      app.use(metrics)
     }
     app.use(createHealthRouter(calendar, { ready: () => serving && !closing }))
     if (config.benchStats) {
@@ -122,7 +119,7 @@ export async function startExampleServer(
     const compressing = (config.compression ?? true) ? { threshold: 1024 } : undefined
     if (compressing) app.use(compression(compressing))
     // The human reference page (`…/reference`) sits beside the API it renders from `…/doc`.
-    app.use(referenceRouter())
+    app.use(await createReferenceRouter())
     app.use(createCalendarRouter(calendar))
     // Kept anonymous answers are written before Express (fast-path.ts); behind a trusted proxy the
     // origin of their links comes from X-Forwarded-*, which only Express's trust rules may read.

@@ -201,3 +201,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   // end() flushes the answer first; destroy() after it stops a peer that never reads from holding the socket.
   socket.once('finish', () => socket.destroy())
 }
+
+export { createMetricsRouter } from './metrics.js'
+export type { MetricsRegistry, MetricsRouter, MetricsRouterOptions, RequestObserver } from './metrics.js'
+export { createReferenceRouter } from './reference.js'
+export type { ReferenceRouterOptions } from './reference.js'

@@ -1,11 +1,21 @@
-import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
 import express, { Router } from 'express'
 import { NAMESPACE } from '@cal-events/core'
 
+/** Options of the reference page router. */
+export interface ReferenceRouterOptions {
+  /** The page's title. Default `Event calendar REST API: reference`. */
+  title?: string
+}
+
 /** The viewer's files (swagger-ui-dist: static, no dependencies); served from here, never a CDN. */
-function viewerDir(): string {
-  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+async function viewerDir(): Promise<string> {
+  try {
+    // The one small module of the package that names its folder; its index loads the whole bundle.
+    const module = (await import('swagger-ui-dist/absolute-path.js' as string)) as { default: () => string }
+    return module.default()
+  } catch (err) {
+    throw new Error(`createReferenceRouter needs swagger-ui-dist: npm install swagger-ui-dist (${(err as Error).message})`, { cause: err })
+  }
 }
 
 /** The page: Swagger UI reading `doc` beside it, so it follows a mount prefix. */
@@ -33,19 +43,25 @@ export function referencePage(title: string): string {
 const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'doc', dom_id: '#reference', deepLinking: true, validatorUrl: null, tryItOutEnabled: false });\n`
 
 /**
- * `GET /cal/events/v1/reference`: a human reference page of the API, rendered in the browser
- * from `GET /cal/events/v1/doc` by Swagger UI served from the package. Mount before the calendar router.
+ * `GET /cal/events/v1/reference`: a human reference page of the API, rendered in the browser from
+ * `GET /cal/events/v1/doc` by Swagger UI served from the optional peer `swagger-ui-dist`. Mount it
+ * where the calendar router is mounted, before it.
+ *
+ * @example
+ * app.use('/api', await createReferenceRouter())
+ * app.use('/api', createCalendarRouter(calendar))
  */
-export function referenceRouter(title = 'Event calendar REST API: reference'): Router {
+export async function createReferenceRouter(options: ReferenceRouterOptions = {}): Promise<Router> {
+  const assets = await viewerDir()
   const router = Router()
   const base = `/${NAMESPACE}/reference`
-  const html = referencePage(title)
+  const html = referencePage(options.title ?? 'Event calendar REST API: reference')
   router.get(base, (_req, res) => {
     res.type('html').set('Cache-Control', 'no-cache').send(html)
   })
   router.get(`${base}/assets/init.js`, (_req, res) => {
     res.type('application/javascript').send(INIT_SCRIPT)
   })
-  router.use(`${base}/assets`, express.static(viewerDir(), { index: false, maxAge: '1h' }))
+  router.use(`${base}/assets`, express.static(assets, { index: false, maxAge: '1h' }))
   return router
 }

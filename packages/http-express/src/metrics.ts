@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Router } from 'express'
+import type { Calendar } from '@cal-events/core'
+
+/** What the metrics router needs of a Prometheus registry (prom-client's `Registry` has it). */
+export interface MetricsRegistry {
+  readonly contentType: string
+  metrics(): Promise<string>
+}
+
+/** Options of the metrics router. */
+export interface MetricsRouterOptions {
+  /** Where the exposition is served. Default `/metrics`. */
+  path?: string
+  /** Paths counted under their own name besides the calendar's route patterns. Default `/healthz`, `/readyz` and `path`. */
+  extraPaths?: readonly string[]
+  /** Node's process metrics (prom-client's `collectDefaultMetrics`). Default true. */
+  defaultMetrics?: boolean
+  /** A prom-client `Registry` of the host's to add the calendar's metrics to. Default: a new one. */
+  registry?: MetricsRegistry
+}
+
+/** Plain Node middleware that counts one request when its response finishes. */
+export type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
+
+/**
+ * An `express.Router` that counts every request passing through it and serves the Prometheus
+ * exposition at `GET /metrics`; `observe` counts a request the host answers before Express.
+ */
+export interface MetricsRouter extends Router {
+  /** The registry holding the calendar's metrics. */
+  readonly registry: MetricsRegistry
+  /** Counts `req` (once, however many times it is called for it); for hosts answering before Express. */
+  readonly observe: RequestObserver
+}
+
+/**
+ * Routes as their patterns (`/cal/events/v1/events/:id`), so a label never carries an id or a slug
+ * and the number of series stays fixed; anything else is `other`.
+ */
+function routeLabeller(calendar: Calendar, extra: readonly string[]): (path: string) => string {
+  const routes = calendar.routes.map((r) => ({
+    label: r.path,
+    // The descriptor's PCRE-style named groups, as JavaScript groups.
+    regex: new RegExp(`^${r.pattern.replace(/\(\?P</g, '(?<')}/?$`),
+  }))
+  return (path) => {
+    if (extra.includes(path)) return path
+    const mounted = path.indexOf('/cal/events/v1')
+    const below = mounted === -1 ? path : path.slice(mounted)
+    return routes.find((r) => r.regex.test(below))?.label ?? 'other'
+  }
+}
+
+/** The path of a request target (origin form, or absolute form as a proxy sends it), as Express's `req.path`. */
+function pathOf(url: string): string {
+  if (url[0] === '/') {
+    const end = url.search(/[?#]/)
+    return end === -1 ? url : url.slice(0, end)
+  }
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
+  }
+}
+
+/** prom-client, loaded on demand: it is an optional peer, so importing this package never needs it. */
+async function loadPromClient(): Promise<typeof import('prom-client')> {
+  try {
+    return await import('prom-client')
+  } catch (err) {
+    throw new Error(`createMetricsRouter needs prom-client: npm install prom-client (${(err as Error).message})`, { cause: err })
+  }
+}
+
+/**
+ * Prometheus metrics of a calendar server: requests by method, route pattern and status, their
+ * latency, the PostgreSQL pool, and Node's process metrics. Mount it first so it sees every
+ * request; needs the optional peer `prom-client`.
+ *
+ * @example
+ * app.use(await createMetricsRouter(calendar))
+ * app.use(createCalendarRouter(calendar))
+ */
+export async function createMetricsRouter(calendar: Calendar, options: MetricsRouterOptions = {}): Promise<MetricsRouter> {
+  const prom = await loadPromClient()
+  const path = options.path ?? '/metrics'
+  const registry = (options.registry as InstanceType<typeof prom.Registry> | undefined) ?? new prom.Registry()
+  if (options.defaultMetrics ?? true) prom.collectDefaultMetrics({ register: registry })
+  const requests = new prom.Counter({
+    name: 'cal_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  })
+  const duration = new prom.Histogram({
+    name: 'cal_http_request_duration_seconds',
+    help: 'Time from request to the last byte of the response, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  })
+  new prom.Gauge({
+    name: 'cal_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting requests); absent with PGlite.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const stats = calendar.poolStats()
+      if (!stats) return
+      this.set({ state: 'total' }, stats.total)
+      this.set({ state: 'idle' }, stats.idle)
+      this.set({ state: 'waiting' }, stats.waiting)
+    },
+  })
+  const label = routeLabeller(calendar, options.extraPaths ?? ['/healthz', '/readyz', path])
+  // A host that observes before Express and mounts the router too must not count a request twice.
+  const counted = new WeakSet<IncomingMessage>()
+  const observe: RequestObserver = (req, res, next) => {
+    if (counted.has(req)) return next()
+    counted.add(req)
+    const started = process.hrtime.bigint()
+    // Read now: mounted routers strip their prefix from the request while they answer it.
+    const route = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/')
+    res.once('finish', () => {
+      const labelled = label(route)
+      requests.inc({ method: req.method ?? '', route: labelled, status: String(res.statusCode) })
+      duration.observe({ method: req.method ?? '', route: labelled }, Number(process.hrtime.bigint() - started) / 1e9)
+    })
+    next()
+  }
+  const router = Router()
+  router.use((req, res, next) => observe(req, res, next))
+  router.get(path, async (_req, res, next) => {
+    try {
+      res.set('Content-Type', registry.contentType).send(await registry.metrics())
+    } catch (err) {
+      next(err)
+    }
+  })
+  return Object.assign(router, { registry: registry as MetricsRegistry, observe })
+}
