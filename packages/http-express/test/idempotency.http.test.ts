@@ -72,6 +72,43 @@ describe('Idempotency-Key on creates', () => {
     expect(await count('events')).toBe(n)
   })
 
+  it('the same JSON with keys in another order and other whitespace is the same request (arrays keep their order)', async () => {
+    const postRaw = (text: string, key: string) =>
+      server.request('POST', '/events', { token, raw: text, headers: { 'content-type': 'application/json', 'idempotency-key': key } })
+    const first = await postRaw(
+      JSON.stringify({ title: 'Canonical', status: 'publish', ...dates, venue: { venue: 'Hall', city: 'Oslo' }, tags: ['b', 'a'] }),
+      'canonical',
+    )
+    expect(first.status).toBe(201)
+    const n = await count('events')
+    const reordered = `{ "tags": ["b","a"],\n  "venue": {"city":"Oslo", "venue":"Hall"}, "end_date": "${dates.end_date}",\t"start_date":"${dates.start_date}", "status":"publish", "title":"Canonical" }`
+    const again = await postRaw(reordered, 'canonical')
+    expect(again.status).toBe(201)
+    expect(again.body).toEqual(first.body)
+    expect(await count('events')).toBe(n)
+    // Arrays are ordered data: the same members in another order are another request.
+    const swapped = await postRaw(reordered.replace('["b","a"]', '["a","b"]'), 'canonical')
+    expect(swapped.status).toBe(422)
+    expect(swapped.body).toMatchObject({ code: 'rest_idempotency_key_reused', data: { status: 422 } })
+    expect(await count('events')).toBe(n)
+  })
+
+  it('a key stored with the fingerprint of before canonical JSON is still honoured (no 422, no 500)', async () => {
+    const { createHash } = await import('node:crypto')
+    const body = { title: 'Legacy', status: 'publish', ...dates }
+    const first = await post('/events', body, 'legacy')
+    expect(first.status).toBe(201)
+    // The fingerprint as it was computed before: the body's JSON in the order it was sent.
+    const legacy = createHash('sha256').update(JSON.stringify(['POST', '/cal/events/v1/events', body])).digest('hex')
+    await querySql(`update cal_idempotency_keys set fingerprint = '${legacy}' where key = 'legacy'`)
+    const n = await count('events')
+    const again = await post('/events', body, 'legacy')
+    expect(again.status).toBe(201)
+    expect(again.body).toEqual(first.body)
+    expect(await count('events')).toBe(n)
+    expect((await post('/events', { ...body, title: 'Other' }, 'legacy')).status).toBe(422)
+  })
+
   it('an empty key or one over 255 characters is a 400 and writes nothing', async () => {
     const n = await count('events')
     for (const key of ['', 'x'.repeat(256)]) {

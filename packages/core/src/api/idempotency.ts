@@ -14,9 +14,31 @@ const POLL_MS = 25
 
 const expired = () => sql<boolean>`cal_idempotency_keys.created_utc < now() - make_interval(secs => ${IDEMPOTENCY_RETENTION_MS / 1000})`
 
-/** Hash of what a key promises to repeat: method, path and body. */
-export function idempotencyFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, body ?? null])).digest('hex')
+/** Objects with their keys sorted (arrays keep their order): the same JSON however it was written. */
+const sortedKeys = (_key: string, value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : value
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/**
+ * Hash of what a key promises to repeat: method, path and the body as canonical JSON (keys sorted;
+ * the body was parsed, so whitespace and number spellings are gone already). A retry that sends
+ * the same data with its keys in another order is the same request.
+ */
+export function idempotencyFingerprint(method: string, path: string, body: unknown): Fingerprint {
+  const canonical = sha256(JSON.stringify([method, path, body ?? null], sortedKeys))
+  // Keys stored before fingerprints were canonical hashed the body in the order it came. They
+  // expire within IDEMPOTENCY_RETENTION_MS of an upgrade; until then a retry still matches them.
+  const legacy = sha256(JSON.stringify([method, path, body ?? null]))
+  return { value: canonical, matches: (stored) => stored === canonical || stored === legacy }
+}
+
+/** A request's fingerprint: the one stored with a new key, and whether a stored one is the same request. */
+export interface Fingerprint {
+  readonly value: string
+  matches(stored: string): boolean
 }
 
 /** Another request holds the key (it committed first); its answer is looked up and replayed. */
@@ -34,7 +56,7 @@ export class IdempotencyClaim {
   constructor(
     readonly userId: number,
     readonly key: string,
-    readonly fingerprint: string,
+    readonly fingerprint: Fingerprint,
   ) {}
 
   /**
@@ -43,10 +65,10 @@ export class IdempotencyClaim {
    */
   async claimIn(trx: Transaction<DB>): Promise<void> {
     const claimed = await trx.insertInto('cal_idempotency_keys')
-      .values({ user_id: this.userId, key: this.key, fingerprint: this.fingerprint })
+      .values({ user_id: this.userId, key: this.key, fingerprint: this.fingerprint.value })
       // An expired key is free again; pruning may not have run yet.
       .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({
-        fingerprint: this.fingerprint, status: null, body: null, location: null, created_utc: sql<string>`now()`,
+        fingerprint: this.fingerprint.value, status: null, body: null, location: null, created_utc: sql<string>`now()`,
       }).where(expired()))
       .returning('key').executeTakeFirst()
     if (!claimed) throw new KeyTaken()
@@ -62,7 +84,7 @@ export async function withIdempotencyKey(
   db: Kysely<DB>,
   userId: number,
   key: string,
-  fingerprint: string,
+  fingerprint: Fingerprint,
   run: (claim: IdempotencyClaim) => Promise<OperationResult>,
 ): Promise<OperationResult> {
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX) {
@@ -72,7 +94,7 @@ export async function withIdempotencyKey(
   for (;;) {
     const row = await db.selectFrom('cal_idempotency_keys').select(['fingerprint', 'status', 'body', 'location'])
       .where('user_id', '=', userId).where('key', '=', key).where(sql<boolean>`not ${expired()}`).executeTakeFirst()
-    if (row && row.fingerprint !== fingerprint) {
+    if (row && !fingerprint.matches(row.fingerprint)) {
       throw new CalendarError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request.')
     }
     if (row && row.status !== null) {
