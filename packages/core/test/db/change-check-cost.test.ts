@@ -19,12 +19,12 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
     await calendar.close()
   })
 
-  /** Buffers the check reads for a point taken now (nothing changed since), best of a few runs. */
+  /** Buffers the check reads for a point taken now (nothing changed since), best of a few runs (catalog reads vary). */
   async function checkBuffers(kinds?: string): Promise<number> {
-    const [{ point }] = await querySql<{ point: string }>(`select pg_current_snapshot()::text as point`)
+    const { point } = (await querySql<{ point: string }>(`select pg_current_snapshot()::text as point`))[0]!
     const call = kinds ? `cal_changed_since('${point}', ${kinds})` : `cal_changed_since('${point}')`
     let best = Infinity
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 6; i++) {
       const rows = await querySql<Record<string, unknown>>(`explain (analyze, buffers, format json) select ${call}`)
       const raw = Object.values(rows[0]!)[0]
       const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, number> }[]
@@ -40,19 +40,21 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
     const smallKinds = await checkBuffers(`array['events']`)
     // A week of writes, all committed before the point: xids below the current snapshot's xmin,
     // under as many names as it takes (a young test cluster has used few xids).
-    const [{ xmin }] = await querySql<{ xmin: string }>(`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`)
+    const { xmin } = (await querySql<{ xmin: string }>(`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`))[0]!
     const top = Number(xmin) - 1
     const xids = Math.min(top - 3, 1000)
     const names = Math.ceil(GROWN / xids)
     await execSql(`insert into cal_changes (xid, tbl)
       select x::text::xid8, 'grown.' || n from generate_series(${top - xids + 1}, ${top}) x, generate_series(1, ${names}) n
       on conflict do nothing`)
-    const [{ rows }] = await querySql<{ rows: number }>(`select count(*)::int as rows from cal_changes`)
+    const { rows } = (await querySql<{ rows: number }>(`select count(*)::int as rows from cal_changes`))[0]!
     expect(rows).toBeGreaterThanOrEqual(GROWN)
     const grown = await checkBuffers()
     const grownKinds = await checkBuffers(`array['events']`)
-    expect(grown).toBeLessThanOrEqual(small + 4)
-    expect(grownKinds).toBeLessThanOrEqual(smallKinds + 4)
+    // A few pages of slack for catalog reads (the body is planned on every call); before
+    // migration 0018 the grown log cost about 730 pages.
+    expect(grown, `pages read: ${small} with a handful of rows, ${grown} with ${rows}`).toBeLessThanOrEqual(small + 8)
+    expect(grownKinds, `pages read with kinds: ${smallKinds}, then ${grownKinds}`).toBeLessThanOrEqual(smallKinds + 8)
     // Still exact: a change is seen when its writer was in progress at the point or began after it.
     const since = async (point: string) =>
       (await querySql<{ c: boolean }>(`select cal_changed_since('${point}', array['grown.1']) as c`))[0]!.c
