@@ -57,12 +57,24 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
 }
 
 /**
+ * The Host the client asked for, port included, as Express 5's `req.host` reads it: the first
+ * X-Forwarded-Host when the app's `trust proxy` trusts the peer, else the Host header. Express 4's
+ * `req.host` is the hostname without the port (and deprecated), so neither is read.
+ */
+function requestHost(req: Request): string | undefined {
+  const trust = req.app.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined
+  const forwarded = req.get('x-forwarded-host')
+  // An empty Host stays empty, for the calendar to refuse; only a missing one falls back.
+  return forwarded && trust?.(req.socket.remoteAddress, 0) ? forwarded.split(',')[0]!.trimEnd() : req.get('host')
+}
+
+/**
  * The request's own origin. A Host is only `host[:port]`, but an origin a hook returns may carry a
  * path, so a `/`, `?`, `#` or `\\` in the Host (`evil.example/../x`) would read as one and be
  * reflected into every link: escaped, it is a malformed Host that the calendar refuses.
  */
 function defaultOrigin(req: Request): string {
-  const host = req.host ?? req.get('host') ?? 'localhost'
+  const host = requestHost(req) ?? 'localhost'
   return `${req.protocol}://${host.replace(/[/?#\\]/g, encodeURIComponent)}`
 }
 
