@@ -10,6 +10,10 @@ import { keepPruning } from './changes/change-log.js'
 import { keepExtending } from './recurrence/occurrences.js'
 import { waitForDatabase } from './db/connect.js'
 import { openDatabase, type DatabaseHandle } from './db/create-db.js'
+import type { DB } from './db/generated.js'
+import type { HostClient } from './db/host-pool.js'
+import { hostTransactionDb } from './db/host-transaction.js'
+import type { Kysely } from 'kysely'
 import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
 import { assertMigrated, migrateToLatest, type MigrationReport } from './db/migrate.js'
 import { createDispatcher } from './http/dispatch.js'
@@ -157,22 +161,8 @@ export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
   delete(id: number, options?: CallOptions): Promise<T>
 }
 
-/** A running calendar: HTTP-neutral handler, route table and typed services. */
-export interface Calendar {
-  readonly options: ResolvedOptions
-  /** Routes in registration order; every adapter and the root descriptor use this table. */
-  readonly routes: readonly RouteDef[]
-  /** Answers one framework-neutral request; never rejects. */
-  handle(request: CalendarRequest): Promise<CalendarResponse>
-  /**
-   * The hot-read cache's fast path (docs/response-cache.md): for an anonymous GET/HEAD whose answer
-   * is kept and still valid, that answer ready to write; `undefined` (at once, or once the shared
-   * check is done) when the request must go to `handle`. An adapter calls it before its own routing.
-   * `client`, `body` and `native` of the request are not read. Never rejects.
-   */
-  cachedAnswer(request: CalendarRequest): Promise<CachedAnswer | undefined> | undefined
-  /** Turns anything thrown into the contract's error response; given the request, with the CORS and compatibility-path headers its answers get. */
-  toErrorResponse(err: unknown, request?: CalendarRequest): CalendarResponse
+/** The typed script services of a calendar (and of `withTransaction`'s callback). */
+export interface CalendarScripts {
   readonly events: EventResourceApi
   readonly venues: PostResourceApi<VenueResource, VenueList, LinkedListQuery, VenueInput>
   readonly organizers: PostResourceApi<OrganizerResource, OrganizerList, LinkedListQuery, OrganizerInput>
@@ -198,6 +188,41 @@ export interface Calendar {
     /** Revokes a key by id, prefix or the whole key; false when none was live. */
     revoke(idPrefixOrKey: number | string): Promise<boolean>
   }
+}
+
+/** Runs one script call on a database: the calendar's own, or a savepoint in a host's transaction. */
+type Using = <T>(fn: (db: Kysely<DB>) => Promise<T>) => Promise<T>
+
+/** A running calendar: HTTP-neutral handler, route table and typed services. */
+export interface Calendar extends CalendarScripts {
+  readonly options: ResolvedOptions
+  /** Routes in registration order; every adapter and the root descriptor use this table. */
+  readonly routes: readonly RouteDef[]
+  /** Answers one framework-neutral request; never rejects. */
+  handle(request: CalendarRequest): Promise<CalendarResponse>
+  /**
+   * The hot-read cache's fast path (docs/response-cache.md): for an anonymous GET/HEAD whose answer
+   * is kept and still valid, that answer ready to write; `undefined` (at once, or once the shared
+   * check is done) when the request must go to `handle`. An adapter calls it before its own routing.
+   * `client`, `body` and `native` of the request are not read. Never rejects.
+   */
+  cachedAnswer(request: CalendarRequest): Promise<CachedAnswer | undefined> | undefined
+  /** Turns anything thrown into the contract's error response; given the request, with the CORS and compatibility-path headers its answers get. */
+  toErrorResponse(err: unknown, request?: CalendarRequest): CalendarResponse
+  /**
+   * Runs `work` with the script services inside the host's own transaction on `client` (a
+   * `pg.PoolClient` or `pg.Client` after BEGIN): the calendar's writes commit or roll back with
+   * the host's, and its reads see the transaction's writes. Each call is a savepoint: one that
+   * fails is undone and leaves the host's transaction usable. The host commits or rolls back after
+   * `work`; the services given to `work` refuse calls once it has returned. README "Embedding".
+   *
+   * @example
+   * await client.query('begin')
+   * const event = await calendar.withTransaction(client, (cal) => cal.events.create(input))
+   * await client.query('insert into orders (event_id) values ($1)', [event.id])
+   * await client.query('commit')
+   */
+  withTransaction<T>(client: HostClient, work: (calendar: CalendarScripts) => Promise<T>): Promise<T>
   /**
    * Readiness: whether the database answers (within `timeoutMs`, default 2 s) and every migration
    * is applied, plus pool usage. Never throws; for `/readyz` probes and metrics.
@@ -281,28 +306,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db)
 
-  async function call<R = Json, A extends ArgsRecord = ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions = {}): Promise<R> {
-    return (await callRaw(op, raw, opts)).body as R
-  }
-
-  /** A create; with a key, run once per caller and key as over HTTP (`POST` of the same path and body). */
-  async function create(op: Operation<any, any, any> | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<Json> {
-    const { idempotencyKey: key, ...callOpts } = opts
-    const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
-    if (key === undefined || !principal) return call(op, { body }, callOpts)
-    const fingerprint = idempotencyFingerprint('POST', `${ns}/${collection}`, body)
-    const result = await withIdempotencyKey(db, principal.id, key, fingerprint, (idempotency) => callRaw(op, { body }, callOpts, idempotency))
-    return result.body as Json
-  }
-
-  /** A call whose answer is text (`stream`), joined. */
-  async function callText<A extends ArgsRecord>(op: Operation<A, any, any>, raw: RawCall<A>, opts: CallOptions = {}): Promise<string> {
-    let text = ''
-    for await (const chunk of (await callRaw(op, raw, opts)).stream ?? []) text += chunk
-    return text
-  }
-
-  async function callRaw<A extends ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotency?: IdempotencyClaim) {
+  async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotency?: IdempotencyClaim) {
     if (!op) throw new TypeError('This operation is not available.')
     const query = (raw.query ?? {}) as Query
     const body = (raw.body ?? {}) as Body
@@ -312,49 +316,141 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
     const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }
     const { ctx, params } = buildCallContext(source, options, db)
+    // On the calendar's own database, also for a call in a host's transaction: the horizon it
+    // moves must not roll back with the host.
     await extending.ready()
     return invoke(op, params, idempotency ? { ...ctx, idempotency } : ctx)
   }
-  /** The options of a call made with a feed key: its user is the caller (an `as` as well is a mistake). */
-  async function keyed(key: unknown, opts: CallOptions = {}): Promise<CallOptions> {
-    if (key === undefined) return opts
-    if (opts.as !== undefined) throw new TypeError('Give a feed key or `as`, not both.')
-    return { ...opts, as: await resolveFeedKey(db, key) }
-  }
-  /** `password` of a read, where the operation declares one (variant B). */
-  const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
-    password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
 
-  const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
-  // The input types of the resource APIs come from the operations' own declarations (`InputOf`),
-  // so `Calendar`'s declared input types are checked against them where the APIs are assembled
-  // below. Inside, one loose `call` serves every operation: TypeScript cannot relate a deferred
-  // `InputOf<O['create']>` to `O['create']`'s arguments, hence the `Query` casts.
-  type Ops = Record<string, Operation<any, any, any>>
-  const postApi = <T, L, O extends PostOps>(typed: O, collection: string): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
-    const ops: Ops = typed
+  /** The script services, each call run by `using` on the database it is given (`withTransaction`: the host's transaction). */
+  function scripts(using: Using): CalendarScripts {
+    async function call<R = Json, A extends ArgsRecord = ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions = {}): Promise<R> {
+      return using(async (db) => (await callRaw(db, op, raw, opts)).body as R)
+    }
+
+    /** A create; with a key, run once per caller and key as over HTTP (`POST` of the same path and body). */
+    async function create(op: Operation<any, any, any> | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<Json> {
+      const { idempotencyKey: key, ...callOpts } = opts
+      const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
+      if (key === undefined || !principal) return call(op, { body }, callOpts)
+      const fingerprint = idempotencyFingerprint('POST', `${ns}/${collection}`, body)
+      return using(async (db) => {
+        const result = await withIdempotencyKey(db, principal.id, key, fingerprint, (idempotency) => callRaw(db, op, { body }, callOpts, idempotency))
+        return result.body as Json
+      })
+    }
+
+    /** A call whose answer is text (`stream`), joined; `key` (a feed key) makes the key's user the caller. */
+    async function callText<A extends ArgsRecord>(op: Operation<A, any, any>, raw: RawCall<A>, key: unknown, opts: CallOptions = {}): Promise<string> {
+      return using(async (db) => {
+        let text = ''
+        for await (const chunk of (await callRaw(db, op, raw, await keyed(db, key, opts))).stream ?? []) text += chunk
+        return text
+      })
+    }
+
+    /** The options of a call made with a feed key: its user is the caller (an `as` as well is a mistake). */
+    async function keyed(db: Kysely<DB>, key: unknown, opts: CallOptions = {}): Promise<CallOptions> {
+      if (key === undefined) return opts
+      if (opts.as !== undefined) throw new TypeError('Give a feed key or `as`, not both.')
+      return { ...opts, as: await resolveFeedKey(db, key) }
+    }
+    /** `password` of a read, where the operation declares one (variant B). */
+    const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
+      password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
+
+    const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
+    // The input types of the resource APIs come from the operations' own declarations (`InputOf`),
+    // so `Calendar`'s declared input types are checked against them where the APIs are assembled
+    // below. Inside, one loose `call` serves every operation: TypeScript cannot relate a deferred
+    // `InputOf<O['create']>` to `O['create']`'s arguments, hence the `Query` casts.
+    type Ops = Record<string, Operation<any, any, any>>
+    const postApi = <T, L, O extends PostOps>(typed: O, collection: string): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+      const ops: Ops = typed
+      return {
+        list: (query, o) => call(ops.list, { query: query as Query }, o),
+        get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
+        getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
+        create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
+        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
+        updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
+        delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+        deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
+      }
+    }
+    const termApi = <T, L, O extends TermOps>(typed: O, collection: string): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
+      const ops: Ops = typed
+      return {
+        list: (query, o) => call(ops.list, { query: query as Query }, o),
+        get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
+        create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
+        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
+        delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+      }
+    }
+
     return {
-      list: (query, o) => call(ops.list, { query: query as Query }, o),
-      get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
-      getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
-      create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
-      update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
-      updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
-      delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
-      deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
+      events: {
+        ...postApi<EventResource, EventList, typeof events>(events, 'events'),
+        getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+        updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
+        updateFollowing: (id, key, body, o) => call(events.updateFollowing, { path: { id: String(id), key }, body }, o),
+        deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
+        getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
+        feed: (query = {}, o) => {
+          const { key, ...rest } = query
+          return callText(ical.feed, { query: rest }, key, o)
+        },
+        ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o?.key, o),
+      },
+      venues: postApi(venues, 'venues'),
+      organizers: postApi(organizers, 'organizers'),
+      categories: termApi(categories, 'categories'),
+      tags: termApi(tags, 'tags'),
+      discovery: {
+        describe: (o) => call(discovery.root, {}, o),
+        openapi: (o) => call(discovery.doc, {}, o),
+      },
+      tokens: {
+        create: (i) => using((db) => createToken(db, i)),
+        register: (token, i) => using((db) => registerToken(db, token, i)),
+        list: () => using((db) => listTokens(db)),
+        revoke: (idOrPrefix) => using((db) => revokeToken(db, idOrPrefix)),
+        hasAdmin: () => using((db) => hasAdminToken(db)),
+      },
+      feedKeys: {
+        create: (input) => using((db) => createFeedKey(db, input)),
+        list: (login) => using((db) => listFeedKeys(db, login === undefined ? {} : { login })),
+        revoke: (which) => using((db) => revokeFeedKey(db, which)),
+      },
     }
   }
-  const termApi = <T, L, O extends TermOps>(typed: O, collection: string): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
-    const ops: Ops = typed
-    return {
-      list: (query, o) => call(ops.list, { query: query as Query }, o),
-      get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
-      create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
-      update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
-      delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
+
+  /** Script calls inside the host's transaction on `client`, each a savepoint there (db/host-transaction.ts). */
+  async function withTransaction<T>(client: HostClient, work: (calendar: CalendarScripts) => Promise<T>): Promise<T> {
+    if (!client || typeof (client as { query?: unknown }).query !== 'function') {
+      throw new TypeError('withTransaction takes a pg client (a pg.PoolClient or pg.Client) inside a transaction.')
+    }
+    const timeoutMs = 'statementTimeoutMs' in options.database ? (options.database.statementTimeoutMs ?? 30_000) : 30_000
+    const scoped = hostTransactionDb(client, options.schema, timeoutMs, options.onQuery)
+    let open = true
+    // One call at a time: the calls share the host's connection and savepoint name.
+    let queue: Promise<unknown> = Promise.resolve()
+    const using: Using = (fn) => {
+      if (!open) return Promise.reject(new Error('A calendar of withTransaction was used after its callback ended.'))
+      const run = queue.then(() => scoped.transaction().execute(fn))
+      queue = run.catch(() => {})
+      return run
+    }
+    try {
+      return await work(scripts(using))
+    } finally {
+      open = false
+      await queue
     }
   }
 
+  const own = scripts((fn) => fn(db))
   return {
     options,
     routes,
@@ -369,39 +465,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
       const response = toErrorResponse(err, options.onError)
       return request ? dispatch.finish(request, response) : response
     },
-    events: {
-      ...postApi<EventResource, EventList, typeof events>(events, 'events'),
-      getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
-      updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
-      updateFollowing: (id, key, body, o) => call(events.updateFollowing, { path: { id: String(id), key }, body }, o),
-      deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
-      getOccurrence: (id, key, o) => call(events.getOccurrence, { path: { id: String(id), key } }, o),
-      feed: async (query = {}, o) => {
-        const { key, ...rest } = query
-        return callText(ical.feed, { query: rest }, await keyed(key, o))
-      },
-      ical: async (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, await keyed(o?.key, o)),
-    },
-    venues: postApi(venues, 'venues'),
-    organizers: postApi(organizers, 'organizers'),
-    categories: termApi(categories, 'categories'),
-    tags: termApi(tags, 'tags'),
-    discovery: {
-      describe: (o) => call(discovery.root, {}, o),
-      openapi: (o) => call(discovery.doc, {}, o),
-    },
-    tokens: {
-      create: (i) => createToken(db, i),
-      register: (token, i) => registerToken(db, token, i),
-      list: () => listTokens(db),
-      revoke: (idOrPrefix) => revokeToken(db, idOrPrefix),
-      hasAdmin: () => hasAdminToken(db),
-    },
-    feedKeys: {
-      create: (input) => createFeedKey(db, input),
-      list: (login) => listFeedKeys(db, login === undefined ? {} : { login }),
-      revoke: (which) => revokeFeedKey(db, which),
-    },
+    ...own,
+    withTransaction,
     health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats),
     poolStats: () => handle.poolStats?.(),
     close: async () => {

@@ -116,7 +116,9 @@ export async function withIdempotencyKey(
       if (err instanceof KeyTaken) continue
       throw err
     }
-    if (claim.committed) await storeAnswer(db, claim, result)
+    // In a transaction (the host's, `withTransaction`) the claim is in it, uncommitted: the answer
+    // is stored in it too, so a commit keeps both and a rollback frees the key.
+    if (claim.committed || db.isTransaction) await storeAnswer(db, claim, result)
     return result
   }
 }

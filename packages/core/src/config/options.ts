@@ -4,6 +4,7 @@ import { isValidTimezone } from '../shared/wall-time.js'
 import { VARIANTS, type VariantConfig } from './variants.js'
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../db/schema.js'
 import type { Principal } from '../auth/principal.js'
+import type { HostPool } from '../db/host-pool.js'
 import type { CalendarRequest } from '../http/request.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
 import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
@@ -22,6 +23,18 @@ export type DatabaseOptions =
       preparedStatements?: boolean
       /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
       startupWaitMs?: number
+    }
+  /**
+   * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with
+   * their session settings as they were (search path and statement timeout are set per transaction
+   * only). README "Embedding".
+   */
+  | {
+      pool: HostPool
+      /** Limit of each of the calendar's statements on the host's connections (default 30 s); the host's own keep theirs. */
+      statementTimeoutMs?: number
+      /** As for `url` (default true): hot statements are prepared on the host's connections under names starting `cal_`. */
+      preparedStatements?: boolean
     }
   /** Embedded PGlite persisted in a directory (guarded against a second process). */
   | { dataDir: string }

@@ -7,7 +7,8 @@ import type { DB } from './generated.js'
 import { commitCheckingPool, freshConnectionProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
-import { DEFAULT_SCHEMA, useSchema } from './schema.js'
+import { DEFAULT_SCHEMA, localSettings, useSchema } from './schema.js'
+import { hostPoolProbe, localSettingsPool } from './host-pool.js'
 import type { PoolStats } from './health.js'
 
 /** An open database: the typed Kysely instance and how to release it. */
@@ -32,6 +33,7 @@ function logger(onQuery: QueryListener) {
  */
 export async function openDatabase(options: DatabaseOptions, onQuery?: QueryListener, schema = DEFAULT_SCHEMA): Promise<DatabaseHandle> {
   if ('url' in options) return openPostgres(options, onQuery, schema)
+  if ('pool' in options) return openHostPool(options, onQuery, schema)
   return openPglite(options, onQuery, schema)
 }
 
@@ -73,8 +75,28 @@ function openPostgres(
   }
 }
 
+/**
+ * The host's pool (`host-pool.ts`): statements run with the calendar's settings set per transaction,
+ * the host's session settings untouched; closing the calendar leaves the pool open.
+ */
+function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }>, onQuery: QueryListener, schema: string): DatabaseHandle {
+  const hostPool = options.pool
+  const timeoutMs = options.statementTimeoutMs ?? 30_000
+  // Below: pg's client-side limit for a server that vanished mid-query, as for `url`.
+  const pool = localSettingsPool(hostPool, localSettings(schema, timeoutMs), timeoutMs + 2_000)
+  const probe = hostPoolProbe(hostPool, 3000)
+  const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
+  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: hostPool.totalCount, idle: hostPool.idleCount, waiting: hostPool.waitingCount }),
+    close: () => db.destroy(),
+  }
+}
+
 async function openPglite(
-  options: Exclude<DatabaseOptions, { url: string }>,
+  options: Extract<DatabaseOptions, { dataDir: string } | { memory: true } | { pglite: unknown }>,
   onQuery: QueryListener,
   schema: string,
 ): Promise<DatabaseHandle> {

@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto'
 import type { PostgresPool } from 'kysely'
-import type pg from 'pg'
 import { wrappedPool } from './wrapped-pool.js'
+
+/** A client that takes pg's query config (`pg.PoolClient`, or a host pool's client in `host-pool.ts`). */
+export interface ConfigClient {
+  query(config: { name?: string; text: string; values: unknown[] }): unknown
+  query(cursor: object): unknown
+  release(): void
+}
+
+/** A pool of such clients (`pg.Pool`). */
+export interface ConfigPool {
+  connect(): Promise<ConfigClient>
+  end(): Promise<void>
+}
 
 /** How many times a statement text runs before it becomes a named prepared statement. */
 const HOT_AFTER = 3
@@ -41,7 +53,7 @@ export const PLAN_EACH_TIME = '/* plan each time */'
  * ad-hoc statements (variable `in` lists) cost nothing. A pattern given as a parameter
  * is refused (`PATTERN_PARAMETER`).
  */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: ConfigPool): PostgresPool {
   const names = new Map<string, string>()
   const counts = new Map<string, number>()
   const nameOf = (text: string): string | undefined => {
@@ -60,7 +72,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     names.set(text, name)
     return name
   }
-  return wrappedPool(pool, (client: pg.PoolClient) => ({
+  return wrappedPool(pool, (client: ConfigClient) => ({
     query(textOrCursor: any, parameters?: ReadonlyArray<unknown>): any {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor)
       const values = parameters as unknown[]

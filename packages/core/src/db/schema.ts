@@ -1,4 +1,5 @@
 import { CompiledQuery, type DatabaseConnection } from 'kysely'
+import { PLAN_EACH_TIME } from './prepared-statements.js'
 
 /** The PostgreSQL schema that holds the calendar's tables, functions and migration records by default. */
 export const DEFAULT_SCHEMA = 'cal_events'
@@ -21,4 +22,15 @@ export function useSchema(schema: string) {
   return async (connection: DatabaseConnection): Promise<void> => {
     await connection.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, false]))
   }
+}
+
+/**
+ * One statement without parameters that sets the calendar's search path (as `SET_SEARCH_PATH`) and
+ * statement timeout for the current transaction only: sent in the same message as its BEGIN on a
+ * connection the calendar borrows from a host (`host-pool.ts`). `schema` is a checked identifier.
+ */
+export function localSettings(schema: string, statementTimeoutMs: number): string {
+  if (!SCHEMA_NAME.test(schema) || !Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 0) throw new TypeError('bad schema or timeout')
+  const searchPath = SET_SEARCH_PATH.replaceAll('$1::text', `'${schema}'::text`).replace('$2::boolean', 'true')
+  return `${searchPath}, set_config('statement_timeout', '${statementTimeoutMs}', true) ${PLAN_EACH_TIME}`
 }

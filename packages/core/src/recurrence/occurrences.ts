@@ -260,7 +260,9 @@ export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | und
   for (let y = firstYear; y <= lastYear; y++) if (!known.years.includes(y)) wanted.push(y)
   wanted.splice(Math.max(0, MAX_STORED_YEARS - known.years.length))
   if (wanted.length === 0) return
-  const stored = await db.transaction().execute(async (trx) => {
+  // Joined when the list runs in a transaction already (a call in the host's, `withTransaction`);
+  // what it stores then commits or rolls back with it, and is remembered for that transaction only.
+  const store = async (trx: Transaction<DB>) => {
     const stored = await readHorizon(trx, 'update')
     const missing = wanted.filter((y) => !stored.years.includes(y)).slice(0, Math.max(0, MAX_STORED_YEARS - stored.years.length))
     if (missing.length === 0) return stored
@@ -272,7 +274,8 @@ export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | und
     }
     await trx.insertInto('event_occurrence_years').values(missing.map((year) => ({ year }))).onConflict((oc) => oc.column('year').doNothing()).execute()
     return { until: stored.until, years: [...stored.years, ...missing].sort((a, b) => a - b) }
-  })
+  }
+  const stored = db.isTransaction ? await store(db as Transaction<DB>) : await db.transaction().execute(store)
   horizons.set(db, stored)
 }
 

@@ -1,0 +1,196 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import { isDatabaseUnavailable } from './connection-errors.js'
+import type { XactStatus, XactStatusProbe } from './commit-check.js'
+import { calendarTypes } from './pg-types.js'
+import type { ConfigClient, ConfigPool } from './prepared-statements.js'
+
+// A host's own pg.Pool (`database: { pool }`, README "Embedding"). Its connections are the host's:
+// the calendar borrows one per statement or transaction and gives it back as it came. The calendar's
+// search_path and statement_timeout are set with SET LOCAL inside a transaction, so they end with it;
+// nothing of the calendar's lives in the session, which a transaction-mode pooler could not keep
+// anyway. Types are structural so that the public declarations need no @types/pg.
+
+/** One statement as pg's `client.query(config)` takes it. */
+export interface HostQueryConfig {
+  text: string
+  values?: unknown[]
+  name?: string
+  /** The calendar's type parsers, per query: the host's own parsers stay as the host set them. */
+  types?: unknown
+  /** Client-side give-up time (pg's `query_timeout`), per query. */
+  query_timeout?: number
+}
+
+/** What the calendar uses of a host's pg client (`pg.PoolClient`, `pg.Client`). */
+export interface HostClient {
+  query(config: HostQueryConfig): Promise<unknown>
+}
+
+/** What the calendar uses of a checked-out client of the host's pool (`pg.PoolClient`). */
+export interface HostPoolClient extends HostClient {
+  release(err?: Error | boolean): void
+  on(event: 'error', listener: (err: Error) => void): unknown
+  removeListener(event: 'error', listener: (err: Error) => void): unknown
+}
+
+/** What the calendar uses of a host's `pg.Pool`: checkouts, and its counts for `poolStats()`. */
+export interface HostPool {
+  connect(): Promise<HostPoolClient>
+  readonly totalCount: number
+  readonly idleCount: number
+  readonly waitingCount: number
+}
+
+/** One result of pg; a text of several statements answers an array of them. */
+type PgResult = { command: string; rowCount: number | null; rows: unknown[] }
+
+/**
+ * A SELECT, whose transaction can end after its answer is used. The calendar's only SELECT that
+ * writes is the change log's hourly pruning, whose commit nobody waits for.
+ */
+function isRead(result: unknown): boolean {
+  return !Array.isArray(result) && (result as PgResult | undefined)?.command === 'SELECT'
+}
+
+function isBegin(text: string): boolean {
+  return text === 'begin' || text.startsWith('begin;') || text.startsWith('start transaction')
+}
+
+// A client that breaks while the calendar holds it emits 'error'; unheard, that kills the process.
+// The statement in flight fails on its own (503). Listened to only while the calendar holds it.
+const ignore = () => {}
+
+/**
+ * The host's pool seen as Kysely's pool: each statement gets the calendar's type parsers and
+ * `queryTimeoutMs`, and runs in a transaction that first runs `localSettings` (SET LOCAL of the
+ * search path and statement timeout, no parameters). A Kysely transaction carries them in its BEGIN
+ * message (no extra round trip). A statement outside one gets a transaction of its own, begun
+ * before it and committed right after a write, at release after a read; one that fails rolls back
+ * at once, as autocommit would have. `end()` leaves the host's pool open.
+ */
+export function localSettingsPool(pool: HostPool, localSettings: string, queryTimeoutMs: number): PostgresPool & ConfigPool {
+  type Wrapper = PostgresPoolClient & ConfigClient
+  const wrappers = new WeakMap<HostPoolClient, Wrapper>()
+  const wrap = (client: HostPoolClient): Wrapper => {
+    let open: 'none' | 'implicit' | 'explicit' = 'none'
+    let broken: Error | undefined
+    const send = async (config: HostQueryConfig): Promise<unknown> => {
+      try {
+        return await client.query({ ...config, types: calendarTypes, query_timeout: queryTimeoutMs })
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) broken = err as Error
+        throw err
+      }
+    }
+    async function run(config: HostQueryConfig): Promise<unknown> {
+      const text = config.text
+      if (isBegin(text)) {
+        if (open === 'implicit') await end('commit')
+        const results = (await begin(`${text}; ${localSettings}`)) as PgResult[]
+        open = 'explicit'
+        // The caller's own statements' results, without the settings' one.
+        return results.length === 2 ? results[0] : results.slice(0, -1)
+      }
+      if (open === 'explicit') {
+        if (text === 'commit' || text === 'rollback') open = 'none'
+        return send(config)
+      }
+      if (open === 'none') {
+        await begin(`begin; ${localSettings}`)
+        open = 'implicit'
+      }
+      let result: unknown
+      try {
+        result = await send(config)
+      } catch (err) {
+        await end('rollback').catch(() => {})
+        throw err
+      }
+      // A write must be committed before its caller goes on (its next statement may run on another
+      // connection); a read's transaction is ended at release, off the caller's path.
+      if (!isRead(result)) await end('commit')
+      return result
+    }
+    /** Sends a BEGIN message; if a part of it fails, a transaction it opened must not reach the host. */
+    async function begin(text: string): Promise<unknown> {
+      try {
+        return await send({ text })
+      } catch (err) {
+        if (!broken) await send({ text: 'rollback' }).catch(() => {})
+        throw err
+      }
+    }
+    async function end(how: 'commit' | 'rollback'): Promise<void> {
+      open = 'none'
+      await send({ text: how })
+    }
+    return {
+      query(textOrCursor: any, parameters?: readonly unknown[]): any {
+        if (typeof textOrCursor === 'string') return run({ text: textOrCursor, values: [...(parameters ?? [])] })
+        // A config from the prepared-statement layer (`prepared-statements.ts`).
+        if (typeof textOrCursor?.text === 'string') return run(textOrCursor as HostQueryConfig)
+        throw new TypeError('Cursors are not supported on a host pool.')
+      },
+      release() {
+        const failed = broken
+        broken = undefined
+        const settle = open === 'none' || failed ? Promise.resolve() : end(open === 'implicit' ? 'commit' : 'rollback')
+        open = 'none'
+        // The host gets its connection back only once the calendar's transaction is over.
+        settle.then(
+          () => finish(client, failed),
+          (err: Error) => finish(client, err),
+        )
+      },
+    }
+  }
+  return {
+    async connect() {
+      const client = await pool.connect()
+      client.on('error', ignore)
+      let wrapper = wrappers.get(client)
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
+      return wrapper
+    },
+    // The host's pool: the host closes it.
+    end: async () => {},
+  }
+}
+
+function finish(client: HostPoolClient, err: Error | undefined): void {
+  client.removeListener('error', ignore)
+  // A broken connection is destroyed rather than handed back to the host.
+  client.release(err)
+}
+
+/**
+ * Settles a lost commit's outcome (`commit-check.ts`) on a connection of the host's pool, never a
+ * connection of its own beside it: the host's `max` holds. Gives up after `timeoutMs` (the pool
+ * may be full); a connection that comes later is handed straight back.
+ */
+export function hostPoolProbe(pool: HostPool, timeoutMs: number): XactStatusProbe {
+  return async (xid) => {
+    let timer: NodeJS.Timeout | undefined
+    const checkout = pool.connect()
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))
+    const client = await Promise.race([checkout.catch(() => undefined), timeout])
+    clearTimeout(timer)
+    if (!client) {
+      checkout.then((late) => late.release(), () => {})
+      return null
+    }
+    client.on('error', ignore)
+    let failure: Error | undefined
+    try {
+      const { rows } = (await client.query({ text: 'select pg_xact_status($1::xid8) as status', values: [xid], query_timeout: timeoutMs })) as {
+        rows: { status: XactStatus }[]
+      }
+      return rows[0]?.status ?? null
+    } catch (err) {
+      failure = err as Error
+      return null
+    } finally {
+      finish(client, failure)
+    }
+  }
+}
