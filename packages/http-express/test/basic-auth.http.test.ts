@@ -89,3 +89,47 @@ describe('Basic auth (application-password style)', () => {
     expect(await querySql<{ n: string }>('select count(*)::text as n from events')).toEqual(before)
   })
 })
+
+describe('failed logins are rate-limited per client (issue 28)', () => {
+  let calendar: Calendar
+  let server: TestServer
+  let token: string
+
+  beforeAll(async () => {
+    // A short window: the test waits it out instead of mocking a clock.
+    calendar = await freshCalendar({ loginGuesses: { attempts: 3, windowMs: 1500 } })
+    server = await startServer(calendar)
+    token = (await calendar.tokens.create({ role: 'editor', login: 'ed' })).token
+  })
+  afterAll(async () => {
+    await server?.close()
+    await calendar?.close()
+  })
+
+  const get = (authorization?: string) => server.request('GET', '/events', { headers: authorization ? { authorization } : {} })
+
+  it('successful logins never count; failed Basic and Bearer logins count together; then every credential is a 429 with Retry-After until the window ends', async () => {
+    for (let i = 0; i < 5; i++) expect((await get(`Bearer ${token}`)).status).toBe(200)
+    // A malformed header is no guess (it can never log anybody in): 401, not counted.
+    for (let i = 0; i < 5; i++) expect((await get('Basic !!!!')).status).toBe(401)
+    expect((await get(basic(`ed:${token}x`))).status).toBe(401)
+    expect((await get(`Bearer ${token}x`)).status).toBe(401)
+    expect((await get(`Bearer ${token}`)).status).toBe(200)
+    // The third failure is still answered; the window's failures are used up after it.
+    expect((await get(basic(`root:${token}`))).status).toBe(401)
+    const limited = await get(`Bearer ${token}y`)
+    expect(limited.status).toBe(429)
+    expect(limited.body).toMatchObject({ code: 'rest_too_many_requests', message: expect.stringMatching(/login/), data: { status: 429, retry_after: expect.any(Number) } })
+    expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.data.retry_after)
+    expect(limited.body.data.retry_after).toBeGreaterThanOrEqual(1)
+    expect(limited.body.data.retry_after).toBeLessThanOrEqual(2)
+    // The right token too: a client that could tell it apart would keep guessing at full speed.
+    expect((await get(`Bearer ${token}`)).status).toBe(429)
+    expect((await get(basic(`ed:${token}`))).status).toBe(429)
+    // Reading anonymously is no login.
+    expect((await get()).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1600))
+    expect((await get(`Bearer ${token}`)).status).toBe(200)
+    expect((await get(basic(`ed:${token}`))).status).toBe(200)
+  })
+})

@@ -1,10 +1,13 @@
 import { CalendarError } from '../errors.js'
 
-/** How many wrong passwords one client may try on one event per window (issue 15 item 5). */
+/**
+ * How many wrong guesses one key may make per window: a wrong event password per (event, client)
+ * (issue 15 item 5), a failed login per client (issue 28).
+ */
 export interface GuessLimit {
   readonly attempts: number
   readonly windowMs: number
-  /** Most (event, client) pairs remembered at once; the oldest are forgotten first. */
+  /** Most keys remembered at once; the oldest are forgotten first. */
   readonly maxKeys: number
 }
 
@@ -23,8 +26,13 @@ export interface GuessLimiter {
   readonly size: number
 }
 
-/** A limiter holding at most `limit.maxKeys` keys: memory stays bounded whatever clients send. */
-export function createGuessLimiter(limit: GuessLimit): GuessLimiter {
+const passwordMessage = (seconds: number) => `Too many password attempts for this event; try again in ${seconds} seconds.`
+
+/**
+ * A limiter holding at most `limit.maxKeys` keys: memory stays bounded whatever clients send.
+ * `message` words the 429 for what is guessed (default: an event's password).
+ */
+export function createGuessLimiter(limit: GuessLimit, message: (seconds: number) => string = passwordMessage): GuessLimiter {
   // Map order is insertion order, and a key is re-inserted when its window starts, so the front
   // holds the windows that started first: expired ones are dropped from there, then the oldest.
   const windows = new Map<string, Window>()
@@ -49,7 +57,7 @@ export function createGuessLimiter(limit: GuessLimit): GuessLimiter {
       const w = current(key, nowMs)
       if (w && w.failures >= limit.attempts) {
         const seconds = Math.max(1, Math.ceil((w.resetAt - nowMs) / 1000))
-        throw new CalendarError('TOO_MANY_REQUESTS', `Too many password attempts for this event; try again in ${seconds} seconds.`, {
+        throw new CalendarError('TOO_MANY_REQUESTS', message(seconds), {
           retry_after: seconds,
         })
       }

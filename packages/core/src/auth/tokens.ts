@@ -123,19 +123,34 @@ export async function hasAdminToken(db: Kysely<DB>): Promise<boolean> {
 }
 
 /**
+ * Counts login guesses (`guess-limiter.ts`): `check` throws the 429 before a credential is looked
+ * at, `fail` counts one that did not log in.
+ */
+export interface LoginGuard {
+  check(): void
+  fail(): void
+}
+
+/**
  * Resolves an `Authorization` header: no header → anonymous; `Bearer <token>`, or WordPress
  * application-password style `Basic base64(login:token)` naming the token owner's login; anything
- * else, or a bad, unknown, revoked or expired token → 401.
+ * else, or a bad, unknown, revoked or expired token → 401. With a `guard`, a well-formed credential
+ * is a guess: refused with 429 once the client used up its failures, counted when it fails. A
+ * malformed header is no guess (it can never log in) and stays a plain 401.
  */
-export async function authenticateBearer(db: Kysely<DB>, header: string | undefined): Promise<Principal | null> {
+export async function authenticateBearer(db: Kysely<DB>, header: string | undefined, guard?: LoginGuard): Promise<Principal | null> {
   if (header === undefined || header.trim() === '') return null
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)
-  if (bearer) return resolveToken(db, bearer[1]!, undefined)
-  const basic = /^Basic\s+(\S+)\s*$/i.exec(header)
-  if (!basic) throw invalidToken()
-  const credentials = decodeBasic(basic[1]!)
+  const basic = bearer ? undefined : /^Basic\s+(\S+)\s*$/i.exec(header)
+  const credentials = bearer ? { token: bearer[1]!, login: undefined } : basic ? decodeBasic(basic[1]!) : undefined
   if (!credentials) throw invalidToken()
-  return resolveToken(db, credentials.token, credentials.login)
+  guard?.check()
+  try {
+    return await resolveToken(db, credentials.token, credentials.login)
+  } catch (err) {
+    if (err instanceof CalendarError && err.code === 'INVALID_TOKEN') guard?.fail()
+    throw err
+  }
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/

@@ -88,6 +88,13 @@ export interface CalendarOptions {
    */
   passwordGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
   /**
+   * Failed logins (a well-formed Bearer token or Basic `login:token` that is wrong, unknown,
+   * revoked or expired) one client may make per window before every request with credentials
+   * gets 429 until the window ends. Default 10 per 60 s, remembering at most 10,000 clients. Not
+   * used with an `authenticate` hook (the host checks its own credentials).
+   */
+  loginGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
+  /**
    * Who keeps unfiltered HTML in descriptions, excerpts, titles and names: `'editors'` (editors and
    * administrators, as WordPress on a single site; default) or `'nobody'`. Everybody else's HTML is
    * reduced to the documented allow-list on write.
@@ -139,6 +146,13 @@ const OptionsSchema = z.object({
       maxKeys: z.number().int().positive().default(10_000),
     })
     .default({ attempts: 10, windowMs: 60_000, maxKeys: 10_000 }),
+  loginGuesses: z
+    .object({
+      attempts: z.number().int().positive().default(10),
+      windowMs: z.number().int().positive().default(60_000),
+      maxKeys: z.number().int().positive().default(10_000),
+    })
+    .default({ attempts: 10, windowMs: 60_000, maxKeys: 10_000 }),
 })
 
 /** Options after validation and defaults; never mutated. */
@@ -153,6 +167,7 @@ export interface ResolvedOptions {
   readonly migrate: boolean
   readonly unfilteredHtml: UnfilteredHtml
   readonly passwordGuesses: GuessLimit
+  readonly loginGuesses: GuessLimit
   readonly schema: string
   readonly database: DatabaseOptions
   readonly authenticate: Authenticate | undefined
@@ -186,6 +201,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     migrate: o.migrate,
     unfilteredHtml: o.unfilteredHtml,
     passwordGuesses: Object.freeze({ ...o.passwordGuesses }),
+    loginGuesses: Object.freeze({ ...o.loginGuesses }),
     schema: o.schema,
     database: options.database ?? ({ memory: true } as const),
     authenticate: options.authenticate,

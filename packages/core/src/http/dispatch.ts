@@ -3,6 +3,7 @@ import { buildCallContext, NAMESPACE, WP_NAMESPACE, type CallContext } from '../
 import { idempotencyFingerprint, withIdempotencyKey } from '../api/idempotency.js'
 import { invoke } from '../api/operation.js'
 import { invalidFeedKey, looksLikeFeedKey, resolveFeedKey } from '../auth/feed-keys.js'
+import { createGuessLimiter, type GuessLimiter } from '../auth/guess-limiter.js'
 import { authenticateBearer } from '../auth/tokens.js'
 import type { Principal } from '../auth/principal.js'
 import type { ResolvedOptions } from '../config/options.js'
@@ -33,15 +34,24 @@ function notModifiedHeaders(headers: Record<string, string>): Record<string, str
   return Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
 }
 
-/** Resolves the caller: the host's hook when configured, else the bearer-token authenticator. */
+/**
+ * Resolves the caller: the host's hook when configured, else the bearer-token authenticator, its
+ * failed logins counted per client by `logins` when given.
+ */
 export async function resolvePrincipal(
   request: CalendarRequest,
   options: ResolvedOptions,
   db: Kysely<DB>,
+  logins?: GuessLimiter,
 ): Promise<Principal | null> {
   if (options.authenticate) return (await options.authenticate(request)) ?? null
-  return authenticateBearer(db, header(request, 'authorization'))
+  const key = request.client ?? ''
+  const guard = logins && { check: () => logins.check(key, options.now().getTime()), fail: () => logins.fail(key, options.now().getTime()) }
+  return authenticateBearer(db, header(request, 'authorization'), guard)
 }
+
+/** The 429 of a client that used up its failed logins. */
+const loginMessage = (seconds: number) => `Too many failed logins from this client; try again in ${seconds} seconds.`
 
 /**
  * The user a feed URL's `key` stands for. With an Authorization header as well, which of the two
@@ -91,6 +101,8 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   const preflights = new WeakSet<CalendarResponse>()
   const exposedExtra = options.wpCompat ? Object.values(REFERENCE_HEADERS) : []
   const cache = createResponseCache(options.responseCache, db, options.now)
+  // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and client.
+  const logins = createGuessLimiter(options.loginGuesses, loginMessage)
 
   async function answer(request: CalendarRequest, namespace: string): Promise<CalendarResponse> {
     let principal: Principal | null = null
@@ -113,10 +125,10 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       let query: Record<string, unknown>
       if (match.endpoint.feedKey) {
         query = parseQueryString(request.query)
-        principal = query.key === undefined ? await resolvePrincipal(request, options, db) : await feedKeyPrincipal(request, query.key, db)
+        principal = query.key === undefined ? await resolvePrincipal(request, options, db, logins) : await feedKeyPrincipal(request, query.key, db)
       } else {
         // The contract's order for everything else: credentials, then parameters.
-        principal = await resolvePrincipal(request, options, db)
+        principal = await resolvePrincipal(request, options, db, logins)
         query = parseQueryString(request.query)
         // A feed key is read-only and for feeds: anywhere else it is no credential at all.
         if (looksLikeFeedKey(query.key)) throw invalidFeedKey()

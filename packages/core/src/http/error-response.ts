@@ -75,7 +75,11 @@ export function toErrorResponse(err: unknown, onError?: (err: unknown) => void):
     error = new CalendarError('INTERNAL', 'Internal server error.')
     onError?.(err)
   }
-  return { status: statusOf(error.code), headers: { 'Content-Type': CONTENT_TYPE }, body: errorBody(error) }
+  const headers: Record<string, string> = { 'Content-Type': CONTENT_TYPE }
+  // A rate limit says when to come back in the header HTTP defines for it too (RFC 9110 10.2.3).
+  const retryAfter = error.data?.retry_after
+  if (typeof retryAfter === 'number') headers['Retry-After'] = String(retryAfter)
+  return { status: statusOf(error.code), headers, body: errorBody(error) }
 }
 
 /** The contract's error body of an error (CONTRACT 2.1). */

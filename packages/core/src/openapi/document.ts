@@ -32,7 +32,8 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The request body is too large.',
   415: 'Unsupported content type.',
   422: 'This `Idempotency-Key` was already used with another request (method, path or body).',
-  429: 'Too many wrong password guesses for this event from this client; `data.retry_after` says when to try again.',
+  429: 'Too many failed logins from this client (every request with credentials), or too many wrong password guesses for ' +
+    'this event from this client; `data.retry_after` and the `Retry-After` header say in how many seconds to try again.',
   500: 'Unexpected server error.',
   503: 'The database is unavailable; try again shortly. A write answered 503 did not happen, or its outcome could not be ' +
     'known (a write that committed is answered as a success): retry a create with the same `Idempotency-Key`.',
@@ -65,8 +66,9 @@ function errorCodes(
   idempotent: boolean,
   conditional: boolean,
 ): CalendarErrorCode[] {
-  // Any route refuses a malformed query string or an invalid token (CONTRACT 3.2).
-  const codes: CalendarErrorCode[] = ['INVALID_PARAM', 'INVALID_TOKEN']
+  // Any route refuses a malformed query string or an invalid token (CONTRACT 3.2), and credentials
+  // from a client that failed too many logins.
+  const codes: CalendarErrorCode[] = ['INVALID_PARAM', 'INVALID_TOKEN', 'TOO_MANY_REQUESTS']
   if (Object.entries(args).some(([name, spec]) => spec.required && !pathParams.has(name))) codes.push('MISSING_PARAM')
   if (BODY_METHODS.has(method)) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')
   if (doc.access === 'token') codes.push('UNAUTHENTICATED', 'FORBIDDEN')
