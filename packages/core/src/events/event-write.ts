@@ -16,7 +16,8 @@ import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../share
 import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, type LinkRef } from './event-links-input.js'
-import { parseRecurrence } from '../recurrence/recurrence.js'
+import { parseRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
+import { verifyRecurrence } from '../recurrence/rule-work.js'
 import { materialiseSeries, occurrenceAt, type SeriesRow } from '../recurrence/occurrences.js'
 import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
@@ -38,6 +39,11 @@ export interface EventWritePlan {
   categories: (string | number)[] | undefined
   tags: (string | number)[] | undefined
   image: ReturnType<typeof checkImageValue> | undefined
+  /**
+   * A rule to store, checked from its text only: `verifyEventPlan` runs the rule engine on it
+   * after the permission check (issue 28), and `verified` says it did.
+   */
+  rule?: { lines: string[]; start: SeriesStart; verified: boolean }
 }
 
 function termItems(value: unknown): (string | number)[] | undefined {
@@ -48,7 +54,8 @@ function termItems(value: unknown): (string | number)[] | undefined {
 
 /**
  * Validates an event write against CONTRACT 10 and the stored event (for updates), so that every
- * 400 is raised before the permission check and before anything is written.
+ * 400 of the declared arguments is raised before the permission check and before anything is
+ * written; a rule's expansion is left to `verifyEventPlan`, after the permission check.
  */
 export async function planEventWrite(
   db: Kysely<DB>,
@@ -87,11 +94,19 @@ export async function planEventWrite(
   }
   // A series is checked against its start, zone and all-day flag, so a write that moves the start
   // past UNTIL is refused as well as a bad rule.
+  // Only the text is checked here, before the permission check (CONTRACT: declared arguments first);
+  // expanding the rule waits for `verifyEventPlan`, so that no caller without the right to write
+  // reaches the engine (issue 28).
   const recurrence = input.recurrence === undefined ? existing?.recurrence ?? null : input.recurrence
+  let rule: EventWritePlan['rule']
   if (input.recurrence !== undefined && (recurrence === null || recurrence.length === 0)) cols.recurrence = null
   else if (recurrence !== null && recurrence.length > 0 && start !== undefined) {
-    const checked = parseRecurrence(recurrence, { wall: start, zone: timezone, allDay })
-    if (input.recurrence !== undefined || 'start_local' in cols || 'timezone' in cols || 'all_day' in cols) cols.recurrence = checked
+    const seriesStart: SeriesStart = { wall: start, zone: timezone, allDay }
+    const checked = parseRecurrence(recurrence, seriesStart)
+    if (input.recurrence !== undefined || 'start_local' in cols || 'timezone' in cols || 'all_day' in cols) {
+      cols.recurrence = checked
+      rule = { lines: checked, start: seriesStart, verified: false }
+    }
   }
   // An event's `date` is read in its own zone, not the site's.
   const dateUtc = requestedDateUtc(input, timezone, ctx.now)
@@ -134,7 +149,19 @@ export async function planEventWrite(
     categories: cleanTerms(termItems(input.categories)),
     tags: cleanTerms(termItems(input.tags)),
     image,
+    rule,
   }
+}
+
+/**
+ * Runs the costly checks of a plan, after the permission check and before anything is written:
+ * the rule engine on a rule to store (`verifyRecurrence`: sliced, bounded; a 400 on
+ * `recurrence`). Once per plan; `applyEventWrite` runs it when the caller did not.
+ */
+export async function verifyEventPlan(plan: EventWritePlan): Promise<void> {
+  if (!plan.rule || plan.rule.verified) return
+  await verifyRecurrence(plan.rule.lines, plan.rule.start)
+  plan.rule.verified = true
 }
 
 /** `origin_uid` to store: `null` clears; another event of the language holding it is a 400. */
@@ -172,6 +199,7 @@ export async function applyEventWrite(
   existing: EventRow | undefined,
   ctx: CallContext,
 ): Promise<number> {
+  await verifyEventPlan(plan)
   const cols: Record<string, unknown> = { ...plan.columns }
   if (plan.venue !== undefined) cols.venue_id = (await linkIds(trx, VENUE, plan.venue, ctx))[0] ?? null
   const organizerIds = plan.organizers === undefined ? undefined : await linkIds(trx, ORGANIZER, plan.organizers, ctx)

@@ -15,7 +15,7 @@ import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow } from './event.serializer.js'
 import { occurrenceAt } from '../recurrence/occurrences.js'
-import { applyEventWrite, planEventWrite, type EventInput, type EventWritePlan } from './event-write.js'
+import { applyEventWrite, planEventWrite, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
 
 /** How a by-id or by-slug route names its event. */
 type Locator = 'id' | 'slug'
@@ -186,6 +186,8 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
 }
 
 async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: EventRow | undefined) {
+  // The rule engine after the permission check, and outside the transaction: it holds no connection.
+  await verifyEventPlan(plan)
   const id = await writeTransaction(ctx, (trx) => applyEventWrite(trx, plan, existing, ctx))
   return readAfterWrite(ctx, id)
 }

@@ -3,6 +3,7 @@ import type { DB } from '../db/generated.js'
 import { wallFromDb } from '../shared/post-fields.js'
 import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
 import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.js'
+import { expandBoundedSliced, expandSliced, ruleWork, STORE_WORK_MS, type RuleWork } from './rule-work.js'
 
 // The stored occurrences of series (docs/recurrence.md, migration 0012): what is written with a
 // series, the horizon open-ended series are stored up to, and the job and the lazy step that move
@@ -24,8 +25,11 @@ export const MAX_STORED_YEARS = 40
 const DAY_MS = 86_400_000
 /** How often a running calendar moves the horizon. */
 const EXTEND_EVERY_MS = 24 * 3600 * 1000
-/** Rows per insert statement (14 parameters a row, well below PostgreSQL's 65,535). */
-const ROWS_PER_INSERT = 2000
+/**
+ * Rows per insert statement (14 parameters a row, well below PostgreSQL's 65,535). Building and
+ * sending one statement is synchronous work: 2,000 rows held the event loop 100-200 ms (issue 28).
+ */
+const ROWS_PER_INSERT = 500
 
 /** What materialising needs of a series row. */
 export interface SeriesRow {
@@ -138,22 +142,40 @@ export function occurrenceAt(series: SeriesRow, key: string) {
   return occurrenceRows(series, new Date(at.getTime() - margin), new Date(at.getTime() + margin), 5).find((r) => r.occurrence_key === key)
 }
 
+/**
+ * The occurrence rows of `series` starting between two UTC instants (inclusive), all of them
+ * without `from`: as `occurrenceRows`, but window by window, yielding to the event loop (issue 28:
+ * the write path and the horizon job expand up to 10,000 occurrences a series).
+ */
+async function slicedRows(series: SeriesRow, work: RuleWork, from?: Date, to?: Date) {
+  const start = { wall: wallFromDb(series.start_local), zone: series.timezone, allDay: series.all_day }
+  const found = from && to ? await expandSliced(series.recurrence!, start, from, to, MAX_STORED_OCCURRENCES, work) : await expandBoundedSliced(series.recurrence!, start, work)
+  // Rows cost a zone conversion each (tens of µs): made a few milliseconds at a time too.
+  const rows: ReturnType<typeof rowsOf> = []
+  for (let i = 0; i < found.length; ) {
+    const began = performance.now()
+    for (; i < found.length && performance.now() - began < 5; i += 50) rows.push(...rowsOf(series, found.slice(i, i + 50)))
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  return rows
+}
+
 /** Every stored occurrence of `series` under `horizon`: all of a bounded series, else up to the horizon and in its years. */
-function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number[]) {
+async function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number[], work: RuleWork) {
   const first = asDate(wallFromDb(series.start_utc))
   // One day early: an all-day or `UTC±h` series is generated on a UTC clock (expandRecurrence filters exactly).
   const from = new Date(first.getTime() - DAY_MS)
-  if (!isOpenEnded(series.recurrence!)) return occurrenceRows(series)
+  if (!isOpenEnded(series.recurrence!)) return slicedRows(series, work)
   const until = asDate(horizon)
   // A rule gives at most one instance a day (no BYHOUR or finer, recurrence.ts), so the
   // MAX_STORED_OCCURRENCES days before the horizon hold at most that many: a series started
   // decades ago keeps its latest ones (those lists show), not its first, and is never expanded
   // over a century (the engine gives up after 20,000 steps: a daily series from 1900 was a 500).
   const recent = new Date(until.getTime() - MAX_STORED_OCCURRENCES * DAY_MS)
-  const rows = occurrenceRows(series, from > recent ? from : recent, until)
+  const rows = await slicedRows(series, work, from > recent ? from : recent, until)
   for (const year of years) {
     if (yearEnd(year) <= until) continue
-    rows.push(...occurrenceRows(series, new Date(Math.max(yearStart(year).getTime(), until.getTime() + 1000)), yearEnd(year)))
+    rows.push(...(await slicedRows(series, work, new Date(Math.max(yearStart(year).getTime(), until.getTime() + 1000)), yearEnd(year))))
   }
   return rows
 }
@@ -194,7 +216,7 @@ export async function materialiseSeries(trx: Transaction<DB>, id: number, now: D
   const stored = await readHorizon(trx, 'share')
   const target = targetHorizon(now)
   const horizon = stored.until !== null && stored.until > target ? stored.until : target
-  await insertRows(trx, storedRows(series, horizon, stored.years))
+  await insertRows(trx, await storedRows(series, horizon, stored.years, ruleWork(STORE_WORK_MS)))
 }
 
 async function seriesRows(db: Db, openEndedOnly: boolean): Promise<SeriesRow[]> {
@@ -225,12 +247,14 @@ export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void
     if (stored.until === null) {
       for (const series of await seriesRows(trx, false)) {
         await trx.deleteFrom('event_occurrences').where('series_id', '=', series.id).where('overridden', '=', false).execute()
-        await insertRows(trx, storedRows(series, target, stored.years))
+        // The job has no budget to refuse with (each series was verified when written); it still yields.
+        await insertRows(trx, await storedRows(series, target, stored.years, ruleWork(Infinity)))
       }
     } else {
       const from = new Date(asDate(stored.until).getTime() + 1000)
-      const rows = (await seriesRows(trx, true)).flatMap((series) => occurrenceRows(series, from, asDate(target)))
-      await insertRows(trx, rows)
+      for (const series of await seriesRows(trx, true)) {
+        await insertRows(trx, await slicedRows(series, ruleWork(Infinity), from, asDate(target)))
+      }
     }
     await trx.updateTable('event_occurrence_horizon').set({ until: target }).execute()
     return { until: target, years: stored.years }

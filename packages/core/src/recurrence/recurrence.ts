@@ -1,5 +1,5 @@
 import { RRuleTemporal } from 'rrule-temporal'
-import { CalendarError, invalidParams } from '../errors.js'
+import { invalidParams, type CalendarError } from '../errors.js'
 import { isValidTimezone, wallToUtc, type WallTime } from '../shared/wall-time.js'
 import { intlZone } from '../ical/vtimezone.js'
 
@@ -7,6 +7,11 @@ import { intlZone } from '../ical/vtimezone.js'
 export const MAX_RECURRENCE_LINES = 50
 /** Most occurrences a bounded rule (COUNT or UNTIL) may produce, RDATEs included. */
 export const MAX_BOUNDED_OCCURRENCES = 1000
+/**
+ * How far a rule must reach its next occurrence: one whose first occurrence after the start (or
+ * the next after any occurrence of a bounded series) lies further is refused (issue 28).
+ */
+export const RULE_REACH_YEARS = 20
 
 /** Where a series starts: the first occurrence's wall clock in the event's zone. */
 export interface SeriesStart {
@@ -24,9 +29,10 @@ export interface Occurrence {
 }
 
 /** The one error of this module: `400 rest_invalid_param` naming `recurrence` and what is wrong. */
-function invalid(reason: string): CalendarError {
+export function invalidRecurrence(reason: string): CalendarError {
   return invalidParams({ recurrence: reason })
 }
+const invalid = invalidRecurrence
 
 const FREQS = new Set(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'])
 const WEEKDAY = '(MO|TU|WE|TH|FR|SA|SU)'
@@ -74,7 +80,7 @@ function untilBeforeStart(until: { date: string; time?: string; utc: boolean }, 
 }
 
 /** Checks one RRULE value part by part (RFC 5545 3.3.10) for what this calendar supports. */
-function checkRule(value: string, start: SeriesStart): { bounded: boolean; counted: boolean } {
+function checkRule(value: string, start: SeriesStart): void {
   const parts = new Map<string, string>()
   for (const part of value.split(';')) {
     const [key, val, ...rest] = part.split('=')
@@ -121,7 +127,60 @@ function checkRule(value: string, start: SeriesStart): { bounded: boolean; count
     if (!['BYDAY', 'BYMONTHDAY', 'BYMONTH'].some((k) => parts.has(k))) throw invalid('BYSETPOS needs another BYxxx part.')
   }
   if (parts.has('WKST') && !WEEKDAY_RE.test(parts.get('WKST')!)) throw invalid('WKST must be a weekday (MO…SU).')
-  return { bounded: parts.has('COUNT') || parts.has('UNTIL'), counted: parts.has('COUNT') }
+}
+
+/** Days in each month at most (February 29 in leap years). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const UNIT_DAYS: Record<string, number> = { DAILY: 1, WEEKLY: 7, MONTHLY: 31, YEARLY: 366 }
+
+/**
+ * Why a checked rule can never match beyond its start, found from its text alone (issue 28: the
+ * engine walks such a rule period by period until its step limit, seconds of CPU); `undefined`
+ * when it may. Rules here have no BYHOUR or finer, so a period's set is a set of days.
+ */
+function neverMatches(freq: string, parts: Map<string, string>): string | undefined {
+  const months = parts.has('BYMONTH') ? [...new Set(parts.get('BYMONTH')!.split(',').map(Number))] : undefined
+  const monthDays = parts.has('BYMONTHDAY') ? [...new Set(parts.get('BYMONTHDAY')!.split(',').map(Number))] : undefined
+  const days = parts.has('BYDAY') ? [...new Set(parts.get('BYDAY')!.split(','))] : undefined
+  if (months && monthDays && !months.some((m) => monthDays.some((d) => Math.abs(d) <= MONTH_DAYS[m - 1]!))) {
+    return `no month of BYMONTH=${parts.get('BYMONTH')} has a day of BYMONTHDAY=${parts.get('BYMONTHDAY')}`
+  }
+  // A weekday ordinal counts within the month for MONTHLY rules and YEARLY ones with BYMONTH.
+  const inMonth = freq === 'MONTHLY' || (freq === 'YEARLY' && months !== undefined)
+  const ordinal = (d: string) => /^[+-]?\d/.test(d)
+  if (days && inMonth && days.every((d) => ordinal(d) && Math.abs(parseInt(d, 10)) > 5)) return 'a month has at most 5 of each weekday'
+  if (!parts.has('BYSETPOS')) return undefined
+  // The most days one period can hold after its BYxxx parts: BYSETPOS beyond it selects none.
+  const weekdays = days ? days.filter((d) => !ordinal(d)).length : 0
+  const ordinals = days ? days.length - weekdays : 0
+  let most = 1
+  if (freq === 'WEEKLY') most = days ? new Set(days.map((d) => d.slice(-2))).size : 1
+  else if (freq === 'MONTHLY') most = monthDays ? monthDays.length : days ? 5 * weekdays + ordinals : 1
+  else if (freq === 'YEARLY') {
+    const perMonth = monthDays ? monthDays.length : days && months ? 5 * weekdays + ordinals : undefined
+    if (perMonth !== undefined) most = (months?.length ?? 12) * perMonth
+    else most = days ? 53 * weekdays + ordinals : months ? months.length : 1
+  }
+  most = Math.min(most, UNIT_DAYS[freq]!)
+  const positions = parts.get('BYSETPOS')!.split(',').map(Number)
+  if (positions.every((p) => Math.abs(p) > most)) return `BYSETPOS=${parts.get('BYSETPOS')} is beyond the ${most} day${most === 1 ? '' : 's'} one ${FREQ_PERIOD[freq]} of the rule holds at most`
+  return undefined
+}
+
+const FREQ_PERIOD: Record<string, string> = { DAILY: 'day', WEEKLY: 'week', MONTHLY: 'month', YEARLY: 'year' }
+
+/**
+ * Throws the 400 on `recurrence` when the RRULE of lines `parseRecurrence` accepted can never
+ * match beyond its start, seen from its text (BYSETPOS beyond what a period holds, BYMONTHDAY=31
+ * with BYMONTH=2,4): cheap, but a property of the rule's meaning, checked with its expansion
+ * after the permission check (issue 28).
+ */
+export function checkRuleMatches(lines: readonly string[]): void {
+  const rule = lines.find((l) => l.startsWith('RRULE:'))
+  if (!rule) return
+  const parts = new Map(rule.slice('RRULE:'.length).split(';').map((p) => p.split('=') as [string, string]))
+  const never = neverMatches(parts.get('FREQ')!, parts)
+  if (never) throw invalid(`The rule yields no occurrence within ${RULE_REACH_YEARS} years: ${never}.`)
 }
 
 /** Checks an RDATE or EXDATE line's parameters and values. */
@@ -160,14 +219,15 @@ function stamp(wall: WallTime, allDay: boolean): string {
 }
 
 /** The zone occurrences are generated in: the event's when the platform knows it; `UTC±h` events recur on their wall clock read as UTC. */
-function generationZone(start: SeriesStart): string {
+export function generationZone(start: SeriesStart): string {
   return start.allDay || !intlZone(start.zone) ? 'UTC' : start.zone
 }
 
-function engine(lines: readonly string[], start: SeriesStart): RRuleTemporal {
+/** The rule engine for `lines` from `start`; `zone` is `generationZone(start)`, computed once by the caller. */
+export function engine(lines: readonly string[], start: SeriesStart, zone = generationZone(start)): RRuleTemporal {
   const dtstart = start.allDay
     ? `DTSTART;VALUE=DATE:${stamp(start.wall, true)}`
-    : `DTSTART;TZID=${generationZone(start)}:${stamp(start.wall, false)}`
+    : `DTSTART;TZID=${zone}:${stamp(start.wall, false)}`
   // RFC 5545 3.3.10: "The DTSTART property value always counts as the first occurrence", even
   // when the rule would not produce it; the event as created stays an occurrence of its series.
   // The engine needs a rule; a set of RDATEs alone is the start plus those dates, which is what a
@@ -176,26 +236,31 @@ function engine(lines: readonly string[], start: SeriesStart): RRuleTemporal {
   return new RRuleTemporal({ rruleString: [dtstart, ...rule, ...lines].join('\n'), maxIterations: 20_000, includeDtstart: true })
 }
 
-type Zoned = ReturnType<RRuleTemporal['all']>[number]
+/** One occurrence as the engine gives it. */
+export type Zoned = ReturnType<RRuleTemporal['all']>[number]
 
 const isoWall = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
-function toOccurrence(zdt: Zoned, start: SeriesStart): Occurrence {
+/** An engine occurrence as a wall clock and UTC; `zone` is `generationZone(start)`. */
+export function toOccurrence(zdt: Zoned, start: SeriesStart, zone: string): Occurrence {
   // From the instant and its offset: the polyfill's toPlainDateTime().toString() cost six times
-  // the expansion itself (issue 19: a two-year weekly series had to cost under 5 creates).
+  // the expansion itself (issue 19: a two-year weekly series had to cost under 5 creates). The
+  // zone is the caller's: asking Intl for it per occurrence was 90 % of an expansion (issue 28).
   const epochMs = zdt.epochMilliseconds
   const local = isoWall(epochMs + zdt.offsetNanoseconds / 1e6)
   const wall = start.allDay ? `${local.slice(0, 10)} 00:00:00` : local
-  if (generationZone(start) === start.zone) return { wall, utc: isoWall(epochMs) }
+  if (zone === start.zone) return { wall, utc: isoWall(epochMs) }
   return { wall, utc: start.allDay ? wall : wallToUtc(wall, start.zone) }
 }
 
 /**
  * Validates a `recurrence` value (an array of RFC 5545 `RRULE:`, `RDATE…` and `EXDATE…` lines)
- * for a series starting at `start`, and returns it normalised (trimmed, names upper-case).
- * Throws `400 rest_invalid_param` on `recurrence` naming what is wrong: unsupported or malformed
- * text, COUNT 0, UNTIL before the start, BYxxx out of range, a rule without any occurrence, or a
- * bounded rule with more than `MAX_BOUNDED_OCCURRENCES`.
+ * for a series starting at `start`, from its text alone (cheap: no rule engine), and returns it
+ * normalised (trimmed, names upper-case). Throws `400 rest_invalid_param` on `recurrence` naming
+ * what is wrong: unsupported or malformed text, COUNT 0 or above `MAX_BOUNDED_OCCURRENCES`,
+ * UNTIL before the start, BYxxx out of range. What the rule means (one that never matches, no
+ * occurrence in reach, a bounded one with too many) is `verifyRecurrence`'s (rule-work.ts), run
+ * after the permission check.
  */
 export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   if (!Array.isArray(raw) || raw.some((l) => typeof l !== 'string')) throw invalid('recurrence must be an array of RFC 5545 lines (strings).')
@@ -205,9 +270,6 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   const lines: string[] = []
   let rules = 0
   let rdates = 0
-  let bounded = true
-  // Without an RRULE the engine counts the start plus the RDATEs (engine()): finite too.
-  let counted = true
   for (const text of raw as string[]) {
     const line = text.trim()
     if (line.length > 2000 || /[\r\n]/.test(line)) throw invalid('A recurrence line is one line of at most 2000 characters.')
@@ -215,7 +277,7 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
     if (name === 'RRULE') {
       if (params.size > 0) throw invalid('RRULE takes no parameters.')
       rules++
-      ;({ bounded, counted } = checkRule(value.toUpperCase(), start))
+      checkRule(value.toUpperCase(), start)
       lines.push(`RRULE:${value.toUpperCase()}`)
     } else if (name === 'RDATE' || name === 'EXDATE') {
       checkDates(name, params, value)
@@ -227,18 +289,6 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
   }
   if (rules > 1) throw invalid('recurrence has at most one RRULE.')
   if (rules === 0 && rdates === 0) throw invalid('recurrence needs an RRULE or an RDATE.')
-  let first: Zoned[]
-  try {
-    const rule = engine(lines, start)
-    // A counted rule (COUNT at most 1,000, checked above) is expanded whole: the engine's
-    // iterator callback costs about 0.3 ms an occurrence, eight times its plain expansion.
-    first = counted ? rule.all() : rule.all((_, i) => i <= (bounded ? MAX_BOUNDED_OCCURRENCES : 0))
-  } catch (err) {
-    if (err instanceof CalendarError) throw err
-    throw invalid(`The rule cannot be expanded: ${err instanceof Error ? err.message : String(err)}`)
-  }
-  if (first.length === 0) throw invalid('The rule produces no occurrence.')
-  if (bounded && first.length > MAX_BOUNDED_OCCURRENCES) throw invalid(`A series has at most ${MAX_BOUNDED_OCCURRENCES} occurrences.`)
   return lines
 }
 
@@ -248,9 +298,10 @@ export function parseRecurrence(raw: unknown, start: SeriesStart): string[] {
  * which makes the engine walk the calendar up to it.
  */
 export function expandBounded(lines: readonly string[], start: SeriesStart): Occurrence[] {
-  return engine(lines, start)
+  const zone = generationZone(start)
+  return engine(lines, start, zone)
     .all()
-    .map((zdt) => toOccurrence(zdt, start))
+    .map((zdt) => toOccurrence(zdt, start, zone))
 }
 
 /**
@@ -260,14 +311,15 @@ export function expandBounded(lines: readonly string[], start: SeriesStart): Occ
  * first instant (RFC 5545 3.3.5). Works for open-ended rules at any distance.
  */
 export function expandRecurrence(lines: readonly string[], start: SeriesStart, fromUtc: Date, toUtc: Date, limit = 10_000): Occurrence[] {
-  const rule = engine(lines, start)
+  const zone = generationZone(start)
+  const rule = engine(lines, start, zone)
   // `UTC±h` and all-day series are generated on a UTC clock: widen by a day and filter exactly.
-  const widen = generationZone(start) === start.zone ? 0 : 86_400_000
+  const widen = zone === start.zone ? 0 : 86_400_000
   const found = rule.between(new Date(fromUtc.getTime() - widen), new Date(toUtc.getTime() + widen), true)
   const from = fromUtc.toISOString().slice(0, 19).replace('T', ' ')
   const to = toUtc.toISOString().slice(0, 19).replace('T', ' ')
   return found
-    .map((zdt) => toOccurrence(zdt, start))
+    .map((zdt) => toOccurrence(zdt, start, zone))
     .filter((o) => o.utc >= from && o.utc <= to)
     .slice(0, limit)
 }

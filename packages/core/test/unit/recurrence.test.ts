@@ -1,19 +1,21 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import fc from 'fast-check'
 import ICAL from 'ical.js'
 import { describe, expect, it } from 'vitest'
 import { CalendarError } from '../../src/errors.js'
 import { vtimezone } from '../../src/ical/vtimezone.js'
-import { expandRecurrence, MAX_BOUNDED_OCCURRENCES, parseRecurrence, type SeriesStart } from '../../src/recurrence/recurrence.js'
+import { expandBounded, expandRecurrence, MAX_BOUNDED_OCCURRENCES, parseRecurrence, RULE_REACH_YEARS, type SeriesStart } from '../../src/recurrence/recurrence.js'
+import { expandBoundedSliced, expandSliced, ruleWork, verifyRecurrence } from '../../src/recurrence/rule-work.js'
 
 const berlin = (wall: string): SeriesStart => ({ wall, zone: 'Europe/Berlin', allDay: false })
 const at = (iso: string) => new Date(iso)
 const walls = (lines: string[], start: SeriesStart, from: string, to: string) => expandRecurrence(lines, start, at(from), at(to)).map((o) => o.wall)
 const utcs = (lines: string[], start: SeriesStart, from: string, to: string) => expandRecurrence(lines, start, at(from), at(to)).map((o) => o.utc)
 
-/** The reason `parseRecurrence` gives, or `undefined` when it accepts. */
-function refusal(lines: unknown, start: SeriesStart = berlin('2026-03-05 10:00:00')): string | undefined {
+/** The reason `parseRecurrence` and then `verifyRecurrence` (as a write runs them) give, or `undefined` when they accept. */
+async function refusal(lines: unknown, start: SeriesStart = berlin('2026-03-05 10:00:00')): Promise<string | undefined> {
   try {
-    parseRecurrence(lines, start)
+    await verifyRecurrence(parseRecurrence(lines, start), start)
     return undefined
   } catch (err) {
     expect(err).toBeInstanceOf(CalendarError)
@@ -113,7 +115,7 @@ describe('recurrence: expansion in the event zone', () => {
 })
 
 describe('recurrence: what is refused (400 on recurrence)', () => {
-  it('names what is wrong', () => {
+  it('names what is wrong', async () => {
     const cases: [unknown, RegExp][] = [
       ['RRULE:FREQ=WEEKLY', /array/],
       [[], /at least one/],
@@ -147,29 +149,29 @@ describe('recurrence: what is refused (400 on recurrence)', () => {
       [[`RRULE:FREQ=DAILY;${'X'.repeat(3000)}`], /one line of at most 2000/],
       [Array.from({ length: 51 }, () => 'RDATE:20270101T100000'), /at most 50 lines/],
     ]
-    for (const [lines, reason] of cases) expect(refusal(lines), JSON.stringify(lines).slice(0, 80)).toMatch(reason)
+    for (const [lines, reason] of cases) expect(await refusal(lines), JSON.stringify(lines).slice(0, 80)).toMatch(reason)
   })
 
-  it('accepts the supported parts and normalises case and spacing', () => {
+  it('accepts the supported parts and normalises case and spacing', async () => {
     expect(parseRecurrence([' rrule:freq=monthly;interval=2;byday=2mo,-1fr;bysetpos=1;wkst=su '], berlin('2026-03-09 10:00:00'))).toEqual([
       'RRULE:FREQ=MONTHLY;INTERVAL=2;BYDAY=2MO,-1FR;BYSETPOS=1;WKST=SU',
     ])
-    expect(refusal(['RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;UNTIL=20301231T000000Z'])).toBeUndefined()
+    expect(await refusal(['RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;UNTIL=20301231T000000Z'])).toBeUndefined()
     const dates: SeriesStart = { wall: '2026-03-05 00:00:00', zone: 'UTC', allDay: true }
     const lines = parseRecurrence(['RDATE;VALUE=DATE:20260401,20260402'], dates)
     expect(walls(lines, dates, '2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z')).toEqual(['2026-03-05 00:00:00', '2026-04-01 00:00:00', '2026-04-02 00:00:00'])
   })
 
-  it('never answers anything but the 400 for generated rule text at the boundaries', () => {
+  it('never answers anything but the 400 for generated rule text at the boundaries', async () => {
     const part = fc.oneof(
       fc.constantFrom('FREQ=DAILY', 'FREQ=WEEKLY', 'FREQ=MONTHLY', 'FREQ=YEARLY', 'FREQ=', 'FREQ=SECONDLY', ';', '', '='),
       fc.tuple(fc.constantFrom('COUNT', 'INTERVAL', 'BYMONTHDAY', 'BYMONTH', 'BYSETPOS', 'BYDAY'), fc.oneof(fc.integer({ min: -400, max: 400 }).map(String), fc.constantFrom('2147483648', '-0', '1.5', '', ',', 'MO', '-1FR', '53SU'))).map(([k, v]) => `${k}=${v}`),
       fc.constantFrom('UNTIL=00000101', 'UNTIL=99991231T235959Z', 'UNTIL=20260229', 'WKST=XX'),
     )
-    fc.assert(
-      fc.property(fc.array(part, { maxLength: 5 }), fc.constantFrom('0001-01-01 00:00:00', '2026-03-29 02:30:00', '9999-12-31 23:59:59'), (parts, wall) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { maxLength: 5 }), fc.constantFrom('0001-01-01 00:00:00', '2026-03-29 02:30:00', '9999-12-31 23:59:59'), async (parts, wall) => {
         try {
-          parseRecurrence([`RRULE:${parts.join(';')}`], berlin(wall))
+          await verifyRecurrence(parseRecurrence([`RRULE:${parts.join(';')}`], berlin(wall)), berlin(wall))
         } catch (err) {
           expect(err).toBeInstanceOf(CalendarError)
         }
@@ -243,6 +245,102 @@ describe('recurrence: cross-checked against ical.js', () => {
         expect(ours, `${text} from ${wall} ${r.zone}`).toEqual(icalJsStarts(lines, start, r.count + 1))
       }),
       { numRuns: 150 },
+    )
+  })
+})
+
+describe('recurrence: rules bounded by work (issue 28)', () => {
+  const reach = new RegExp(`no occurrence within ${RULE_REACH_YEARS} years`)
+
+  it('refuses from its text a rule that can never match, at the boundaries of what a period holds', async () => {
+    const cases: [string, boolean][] = [
+      ['FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=7', true],
+      ['FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=8', false],
+      ['FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=-8', false],
+      ['FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=366', false],
+      ['FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=9,2', true],
+      ['FREQ=DAILY;BYDAY=MO;BYSETPOS=1', true],
+      ['FREQ=DAILY;BYDAY=MO;BYSETPOS=2', false],
+      ['FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5', true],
+      ['FREQ=MONTHLY;BYDAY=MO;BYSETPOS=-6', false],
+      ['FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=3', false],
+      ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29', true],
+      ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', false],
+      ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-30', false],
+      ['FREQ=YEARLY;BYMONTH=2,4;BYMONTHDAY=31', false],
+      ['FREQ=YEARLY;BYMONTH=2,3;BYMONTHDAY=31', true],
+      ['FREQ=DAILY;BYMONTH=4,6,9,11;BYMONTHDAY=31', false],
+      ['FREQ=YEARLY;BYMONTH=3;BYDAY=5MO', true],
+      ['FREQ=YEARLY;BYMONTH=3;BYDAY=6MO', false],
+      ['FREQ=YEARLY;BYDAY=6MO', true],
+      ['FREQ=YEARLY;BYDAY=MO;BYSETPOS=53', true],
+      ['FREQ=YEARLY;BYDAY=MO;BYSETPOS=54', false],
+    ]
+    for (const [rule, accepted] of cases) {
+      const started = performance.now()
+      const reason = await refusal([`RRULE:${rule}`], berlin('2026-03-02 10:00:00'))
+      if (accepted) expect(reason, rule).toBeUndefined()
+      else expect(reason, rule).toMatch(reach)
+      expect(performance.now() - started, rule).toBeLessThan(1000)
+    }
+  })
+
+  it(`refuses a rule whose next occurrence lies more than ${RULE_REACH_YEARS} years ahead, open-ended or bounded`, async () => {
+    expect(await refusal([`RRULE:FREQ=YEARLY;INTERVAL=${RULE_REACH_YEARS}`])).toBeUndefined()
+    expect(await refusal([`RRULE:FREQ=YEARLY;INTERVAL=${RULE_REACH_YEARS + 1}`])).toMatch(reach)
+    // Monday 29 February: 2044, then 2072.
+    const leapMonday = 'RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'
+    expect(await refusal([leapMonday], berlin('2027-03-01 10:00:00'))).toBeUndefined()
+    expect(await refusal([leapMonday], berlin('2044-03-01 10:00:00'))).toMatch(reach)
+    expect(await refusal([`${leapMonday};UNTIL=20990101`], berlin('2044-02-29 10:00:00'))).toMatch(/no occurrence within \d+ years after 2044-02-29/)
+    expect(await refusal(['RRULE:FREQ=YEARLY;INTERVAL=25;UNTIL=21000101'])).toMatch(reach)
+    expect(await refusal(['RRULE:FREQ=YEARLY;INTERVAL=25;COUNT=3'])).toMatch(reach)
+  })
+
+  it('stops a costly rule at the work bound, yielding to the event loop meanwhile', async () => {
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
+    const started = performance.now()
+    // Whole weeks of February: about three a year, each week costing the engine a millisecond or
+    // more for BYSETPOS: 1,000 of them are some 300 years of weeks, 20 s or more in one go.
+    const reason = await refusal(['RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=7;BYMONTH=2;COUNT=1000'])
+    loop.disable()
+    expect(reason).toMatch(/more than \d+ ms of work/)
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(loop.max / 1e6).toBeLessThan(200)
+  })
+
+  it('expands window by window exactly as in one go (COUNT, UNTIL, open-ended, EXDATE, RDATE, all-day, UTC±h)', async () => {
+    const rule = fc.record({
+      start: fc.constantFrom<SeriesStart>(
+        berlin('2026-03-02 10:00:00'),
+        { wall: '2026-10-31 01:30:00', zone: 'America/New_York', allDay: false },
+        { wall: '2026-03-05 00:00:00', zone: 'Europe/Berlin', allDay: true },
+        { wall: '2026-03-05 23:30:00', zone: 'UTC+5', allDay: false },
+      ),
+      freq: fc.constantFrom('DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'),
+      interval: fc.integer({ min: 1, max: 3 }),
+      end: fc.constantFrom('COUNT=1', 'COUNT=7', 'COUNT=40', 'UNTIL=20280101', 'UNTIL=20270301T120000Z', ''),
+      byday: fc.constantFrom('', ';BYDAY=MO,FR', ';BYDAY=TU;BYSETPOS=1', ';BYDAY=MO,TU,WE;BYSETPOS=-1'),
+      extra: fc.constantFrom<string[]>([], ['EXDATE;TZID=Europe/Berlin:20260309T100000', 'RDATE:20260401T120000Z'], ['RDATE;VALUE=DATE:20260320']),
+    })
+    await fc.assert(
+      fc.asyncProperty(rule, async (r) => {
+        const text = [`RRULE:FREQ=${r.freq};INTERVAL=${r.interval}${r.end ? `;${r.end}` : ''}${r.freq === 'DAILY' ? '' : r.byday}`, ...r.extra]
+        let lines: string[]
+        try {
+          lines = parseRecurrence(text, r.start)
+          await verifyRecurrence(lines, r.start)
+        } catch {
+          return
+        }
+        const from = at('2026-01-01T00:00:00Z')
+        const to = at('2029-06-30T00:00:00Z')
+        const once = r.end ? expandBounded(lines, r.start).map((o) => o.utc) : expandRecurrence(lines, r.start, from, to).map((o) => o.utc)
+        const sliced = r.end ? (await expandBoundedSliced(lines, r.start)).map((o) => o.utc) : (await expandSliced(lines, r.start, from, to, 10_000, ruleWork())).map((o) => o.utc)
+        expect(sliced, `${text.join(' ')} ${JSON.stringify(r.start)}`).toEqual(once)
+      }),
+      { numRuns: 120 },
     )
   })
 })
