@@ -5,7 +5,7 @@ import type { CalendarErrorCode } from '../errors.js'
 import { statusOf, wireCodeOf } from '../http/error-response.js'
 import type { HttpMethod, RouteDef } from '../http/routes.js'
 import { DOCUMENT_TAGS, endpointDoc, type EndpointDoc } from './endpoint-doc.js'
-import { argJsonSchema } from './input-schemas.js'
+import { argJsonSchema, QUERY_LIST_STYLE } from './input-schemas.js'
 import { ErrorSchema } from './wire-schemas.js'
 
 type Json = Record<string, unknown>
@@ -306,7 +306,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
         if (!hasBody) {
           for (const [name, spec] of fields) {
             const { description, ...schema } = argJsonSchema(spec, 'query')
-            parameters.push({ name, in: 'query', required: Boolean(spec.required), ...(description ? { description } : {}), schema })
+            const list = schema.type === 'array'
+            const text = list ? [description, QUERY_LIST_STYLE.note].filter(Boolean).join(' ') : description
+            const style = list ? { style: QUERY_LIST_STYLE.style, explode: QUERY_LIST_STYLE.explode } : {}
+            parameters.push({ name, in: 'query', required: Boolean(spec.required), ...(text ? { description: text } : {}), ...style, schema })
           }
         } else if (fields.length > 0) {
           const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)

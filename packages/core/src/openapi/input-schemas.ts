@@ -48,9 +48,33 @@ export function argJsonSchema(spec: ArgSpec, where: 'query' | 'body'): Json {
   if (spec.description) {
     schema.description = schema.description ? `${spec.description} ${String(schema.description)}` : spec.description
   }
+  if (where === 'query') schema = asQueryValue(schema)
   if (where === 'body' && spec.nullable) {
     const { description, ...rest } = schema
     return { anyOf: [rest, { type: 'null' }], ...(description ? { description: `${String(description)} \`null\` clears it.` } : {}) }
   }
   return schema
 }
+
+/**
+ * A query flag as the server reads it: `true`/`false` or `1`/`0` (`boolSchema`; any case too, not
+ * stated). Stated as `boolean | 0 | 1` so that a validating proxy accepts `featured=1` and a
+ * generated client still refuses `featured=maybe`.
+ */
+function asQueryValue(schema: Json): Json {
+  if (schema.type !== 'boolean') return schema
+  const { type: _type, ...rest } = schema
+  return { ...rest, anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }] }
+}
+
+/**
+ * How a list parameter is written in a query: the server reads a comma list in one value
+ * (`status=publish,draft`, OpenAPI `style: form, explode: false`, which is how a validating proxy
+ * then splits it), the parameter repeated (`status=publish&status=draft`) and brackets
+ * (`status[]=publish`) alike.
+ */
+export const QUERY_LIST_STYLE = {
+  style: 'form',
+  explode: false,
+  note: 'A comma list (`a,b`); repeating the parameter (`x=a&x=b`) or brackets (`x[]=a`) work too.',
+} as const
