@@ -59,7 +59,7 @@ describe('example server in production', () => {
     const ready = await startExampleServer(loadConfig({ ...env, CAL_MIGRATE_ON_START: '0', CAL_ADMIN_TOKEN: TOKEN_A }))
     try {
       const live = await get(`${root(ready)}/healthz`)
-      expect([live.status, json(live.body)]).toEqual([200, { status: 'ok' }])
+      expect([live.status, json(live.body)]).toEqual([200, { status: 'ok', eventLoop: { windowSeconds: expect.any(Number), maxDelayMs: expect.any(Number), p99DelayMs: expect.any(Number), meanDelayMs: expect.any(Number) } }])
       const readyz = await get(`${root(ready)}/readyz`)
       expect(readyz.status).toBe(200)
       expect(json(readyz.body)).toMatchObject({ ready: true, serving: true, database: 'up', pendingMigrations: [], pool: { total: expect.any(Number) } })
@@ -149,6 +149,8 @@ describe('example server in production', () => {
       expect(metrics).toContain('cal_http_requests_total{method="GET",route="/cal/events/v1/events/:id",status="404"} 1')
       expect(metrics).toMatch(/cal_http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/cal\/events\/v1\/events"\} \d/)
       expect(metrics).toMatch(/cal_db_pool_connections\{state="total"\} \d/)
+      // The event loop's delay over the same window as /healthz reports (issue 28).
+      for (const stat of ['max', 'p99', 'mean']) expect(metrics).toMatch(new RegExp(`cal_event_loop_delay_seconds\\{stat="${stat}"\\} \\d`))
       expect(metrics).toContain('process_cpu_seconds_total')
     } finally {
       await server.close()

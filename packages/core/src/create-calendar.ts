@@ -14,6 +14,9 @@ import type { DB } from './db/generated.js'
 import type { HostClient } from './db/host-pool.js'
 import { hostTransactionDb } from './db/host-transaction.js'
 import type { Kysely } from 'kysely'
+import { startLoopMonitor } from './shared/loop-delay.js'
+import { createChangeValidator } from './http/response-cache.js'
+import { createFeedBuilds } from './ical/feed-builds.js'
 import { checkHealth, type HealthReport, type PoolStats } from './db/health.js'
 import { assertMigrated, migrateToLatest, type MigrationReport } from './db/migrate.js'
 import { createDispatcher } from './http/dispatch.js'
@@ -279,6 +282,8 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const handle = await openReady(options, options.migrate)
   const db = handle.db
   const stopPruning = keepPruning(db)
+  // Probes report the loop's delay since the calendar started, not since the first probe.
+  startLoopMonitor()
   // Open-ended series' stored occurrences follow the clock (docs/recurrence.md).
   const extending = keepExtending(db, options.now)
   const lang = languageArgs(options)
@@ -292,7 +297,9 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
   const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
   const categories = wrap(termOperations(CATEGORY, options.variant))
   const tags = wrap(termOperations(TAG, options.variant))
-  const ical = wrap(icalOperations(options.variant))
+  // One chain of change checks for the hot-read cache and the kept feeds.
+  const validator = createChangeValidator(db)
+  const ical = wrap(icalOperations(options.variant, createFeedBuilds(options.feeds, validator)))
   const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
     ...discoveryRoutes(discovery, ns),
@@ -304,7 +311,7 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     ...icalRoutes(ical, ns),
     ...occurrenceRoutes(events, ns),
   ]
-  const dispatch = createDispatcher(routes.map(compileRoute), options, db)
+  const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator)
 
   async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotency?: IdempotencyClaim) {
     if (!op) throw new TypeError('This operation is not available.')

@@ -47,6 +47,7 @@ export type CalendarErrorCode =
   | 'INVALID_IF_MATCH'
   | 'PRECONDITION_FAILED'
   | 'DATABASE_UNAVAILABLE'
+  | 'FEED_BUSY'
   | 'INTERNAL'
 
 /** Extra members of the error body's `data` object, beside `status`. */

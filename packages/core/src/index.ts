@@ -1,5 +1,7 @@
 export { createCalendar, migrateCalendar } from './create-calendar.js'
 export type { HealthReport, PoolStats } from './db/health.js'
+export { eventLoopDelay } from './shared/loop-delay.js'
+export type { EventLoopDelay } from './shared/loop-delay.js'
 export type { MigrationReport } from './db/migrate.js'
 export type { Calendar, CalendarScripts, CallOptions, CreateOptions, EventResourceApi, PostResourceApi, TermResourceApi } from './create-calendar.js'
 export type { EventFeedQuery, EventInput, EventListQuery, FollowingInput, OccurrenceInput, LinkedListQuery, OrganizerInput, TermInput, TermListQuery, VenueInput } from './create-calendar.js'

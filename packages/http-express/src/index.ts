@@ -1,7 +1,7 @@
 import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { CalendarError, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { CalendarError, eventLoopDelay, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
 import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */
@@ -163,7 +163,8 @@ export interface HealthRouterOptions {
 
 /**
  * Probes for orchestrators and load balancers: `GET /healthz` answers 200 while the process serves
- * requests (liveness, never touches the database); `GET /readyz` answers 200 when the database
+ * requests (liveness, never touches the database), with the event loop's delay over the last 10 to
+ * 20 seconds (`eventLoop`: `maxDelayMs`, `p99DelayMs`, `meanDelayMs`, `windowSeconds`); `GET /readyz` answers 200 when the database
  * answers and every migration is applied, else 503, with the calendar's health report as JSON.
  *
  * @example
@@ -172,7 +173,8 @@ export interface HealthRouterOptions {
 export function createHealthRouter(calendar: Calendar, options: HealthRouterOptions = {}): Router {
   const router = Router()
   router.get('/healthz', (_req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' })
+    // The loop's recent delay: a process that answers but stalls its host shows it here.
+    res.set('Cache-Control', 'no-store').json({ status: 'ok', eventLoop: eventLoopDelay() })
   })
   router.get('/readyz', async (_req: Request, res: Response) => {
     const host = options.ready ? options.ready() : true

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Router } from 'express'
-import type { Calendar } from '@cal-events/core'
+import { eventLoopDelay, type Calendar } from '@cal-events/core'
 
 /** What the metrics router needs of a Prometheus registry (prom-client's `Registry` has it). */
 export interface MetricsRegistry {
@@ -76,8 +76,8 @@ async function loadPromClient(): Promise<typeof import('prom-client')> {
 
 /**
  * Prometheus metrics of a calendar server: requests by method, route pattern and status, their
- * latency, the PostgreSQL pool, and Node's process metrics. Mount it first so it sees every
- * request; needs the optional peer `prom-client`.
+ * latency, the PostgreSQL pool, the event loop's delay (as `/healthz` shows it), and Node's
+ * process metrics. Mount it first so it sees every request; needs the optional peer `prom-client`.
  *
  * @example
  * app.use(await createMetricsRouter(calendar))
@@ -112,6 +112,20 @@ export async function createMetricsRouter(calendar: Calendar, options: MetricsRo
       this.set({ state: 'total' }, stats.total)
       this.set({ state: 'idle' }, stats.idle)
       this.set({ state: 'waiting' }, stats.waiting)
+    },
+  })
+  // The same figures /healthz shows (core's monitor, the last 10 to 20 s): prom-client's own
+  // `nodejs_eventloop_lag_*` are reset by each scrape, so the two would disagree.
+  new prom.Gauge({
+    name: 'cal_event_loop_delay_seconds',
+    help: 'How late the event loop ran timers over the last 10 to 20 seconds: max, p99 and mean.',
+    labelNames: ['stat'] as const,
+    registers: [registry],
+    collect() {
+      const delay = eventLoopDelay()
+      this.set({ stat: 'max' }, delay.maxDelayMs / 1000)
+      this.set({ stat: 'p99' }, delay.p99DelayMs / 1000)
+      this.set({ stat: 'mean' }, delay.meanDelayMs / 1000)
     },
   })
   const label = routeLabeller(calendar, options.extraPaths ?? ['/healthz', '/readyz', path])

@@ -10,6 +10,7 @@ import type { GuessLimit } from '../auth/guess-limiter.js'
 import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
 import type { UnfilteredHtml } from '../shared/html.js'
 import { DEFAULT_RESPONSE_CACHE, type ResponseCacheOptions } from '../http/response-cache.js'
+import { DEFAULT_FEEDS, type FeedOptions } from '../ical/feed-builds.js'
 
 /** Where the calendar keeps its data. */
 export type DatabaseOptions =
@@ -115,6 +116,13 @@ export interface CalendarOptions {
    * read; docs/response-cache.md). `false` turns it off. Default on, 32 MB and 10,000 answers.
    */
   responseCache?: Partial<ResponseCacheOptions> | false
+  /**
+   * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
+   * (`concurrency`, default 2), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
+   * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
+   * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none).
+   */
+  feeds?: Partial<FeedOptions>
 }
 
 const languageCode = z.string().regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$/, 'a language code such as en or pt_BR')
@@ -138,6 +146,16 @@ const OptionsSchema = z.object({
       }).strict(),
     ])
     .default({ ...DEFAULT_RESPONSE_CACHE }),
+  feeds: z
+    .object({
+      concurrency: z.number().int().positive().default(DEFAULT_FEEDS.concurrency),
+      queue: z.number().int().nonnegative().default(DEFAULT_FEEDS.queue),
+      queueWaitMs: z.number().int().positive().default(DEFAULT_FEEDS.queueWaitMs),
+      maxEvents: z.number().int().positive().default(DEFAULT_FEEDS.maxEvents),
+      cacheBytes: z.number().int().nonnegative().default(DEFAULT_FEEDS.cacheBytes),
+    })
+    .strict()
+    .default({ ...DEFAULT_FEEDS }),
   unfilteredHtml: z.enum(['editors', 'nobody']).default('editors'),
   passwordGuesses: z
     .object({
@@ -178,6 +196,8 @@ export interface ResolvedOptions {
   readonly wpCompat: boolean
   /** The hot-read cache's bounds, or `false` when it is off. */
   readonly responseCache: ResponseCacheOptions | false
+  /** Bounds of iCalendar feeds. */
+  readonly feeds: FeedOptions
 }
 
 /** Validates the options once; throws a readable error naming each bad option. */
@@ -211,6 +231,7 @@ export function resolveOptions(options: CalendarOptions = {}): ResolvedOptions {
     cors,
     wpCompat: o.wpCompat,
     responseCache: o.responseCache === false ? false : Object.freeze({ ...o.responseCache }),
+    feeds: Object.freeze({ ...o.feeds }),
   })
 }
 

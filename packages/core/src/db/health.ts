@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { pendingMigrations } from './migrate.js'
+import { eventLoopDelay, type EventLoopDelay } from '../shared/loop-delay.js'
 
 /** What `calendar.health()` tells a readiness probe. */
 export interface HealthReport {
@@ -10,6 +11,8 @@ export interface HealthReport {
   readonly pendingMigrations: readonly string[]
   /** Connections of the PostgreSQL pool (absent for PGlite). */
   readonly pool?: PoolStats
+  /** How late the process's event loop has been over the last 10 to 20 seconds (`shared/loop-delay.ts`). */
+  readonly eventLoop: EventLoopDelay
   /** Why the database counts as down. */
   readonly error?: string
 }
@@ -23,7 +26,7 @@ export interface PoolStats {
 
 /** Asks the database for the applied migrations, within `timeoutMs`. Never throws. */
 export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats): Promise<HealthReport> {
-  const stats = pool ? { pool: pool() } : {}
+  const stats = { ...(pool ? { pool: pool() } : {}), eventLoop: eventLoopDelay() }
   let timer: NodeJS.Timeout | undefined
   try {
     const timeout = new Promise<never>((_, reject) => {

@@ -17,7 +17,7 @@ import { referenceBody } from './reference-body.js'
 import { parseBody, parseQueryString } from './parse-input.js'
 import type { CachedAnswer, CalendarRequest, CalendarResponse } from './request.js'
 import { createCorsPolicy } from './cors.js'
-import { createResponseCache, type BodyEncoding } from './response-cache.js'
+import { createResponseCache, type BodyEncoding, type ChangeValidator } from './response-cache.js'
 import { matchRoute, type CompiledRoute } from './routes.js'
 
 const JSON_TYPE = 'application/json; charset=UTF-8'
@@ -95,12 +95,12 @@ function namespacedPath(requestPath: string, namespace: string): string {
 const ORIGIN_MEMO_SIZE = 64
 
 /** Builds the framework-neutral request handler over the compiled route table. */
-export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>) {
+export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>, validator?: ChangeValidator) {
   const cors = createCorsPolicy(options.cors)
   // Preflight answers carry their own CORS headers; everything else is decorated on the way out.
   const preflights = new WeakSet<CalendarResponse>()
   const exposedExtra = options.wpCompat ? Object.values(REFERENCE_HEADERS) : []
-  const cache = createResponseCache(options.responseCache, db, options.now)
+  const cache = createResponseCache(options.responseCache, db, options.now, validator)
   // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and client.
   const logins = createGuessLimiter(options.loginGuesses, loginMessage)
 

@@ -48,6 +48,7 @@ export const ERRORS = {
   INVALID_IF_MATCH: { status: 400, code: 'rest_invalid_if_match' },
   PRECONDITION_FAILED: { status: 412, code: 'precondition-failed' },
   DATABASE_UNAVAILABLE: { status: 503, code: 'database-unavailable' },
+  FEED_BUSY: { status: 503, code: 'rest_feed_busy' },
   INTERNAL: { status: 500, code: 'rest_internal_error' },
 } as const satisfies Record<CalendarErrorCode, { status: number; code: string }>
 
@@ -76,7 +77,7 @@ export function toErrorResponse(err: unknown, onError?: (err: unknown) => void):
     onError?.(err)
   }
   const headers: Record<string, string> = { 'Content-Type': CONTENT_TYPE }
-  // A rate limit says when to come back in the header HTTP defines for it too (RFC 9110 10.2.3).
+  // An error that says when to try again (429, a busy feed's 503) says it in the header too (RFC 9110 10.2.3).
   const retryAfter = error.data?.retry_after
   if (typeof retryAfter === 'number') headers['Retry-After'] = String(retryAfter)
   return { status: statusOf(error.code), headers, body: errorBody(error) }

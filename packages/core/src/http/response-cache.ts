@@ -124,19 +124,37 @@ export interface ResponseCache {
 }
 
 /** The outcome of one shared check: its number and snapshot. */
-interface Check {
+export interface Check {
   seq: number
   point: ChangePoint
 }
 
+/** The calendar's one chain of "has anything changed?" checks, shared by the hot-read cache and the feed cache. */
+export interface ChangeValidator {
+  /** A check whose statement is sent after the call (joined by every request that arrives before it is sent). */
+  next(): Promise<Check>
+  /** Checks run so far. */
+  checks(): number
+  /** Answers whose point came from check `staleThrough()` or an earlier one are stale. */
+  staleThrough(): number
+  /** Calls `listener(through)` whenever a check finds a change: answers of checks up to `through` are stale. */
+  onChange(listener: (through: number) => void): void
+}
+
 /**
- * "Has anything changed?" for the whole cache, one statement at a time. `next()` gives a check whose
- * statement is sent after the call: requests that arrive while a check waits for its connection join
- * it; later ones wait for the one after. Check n asks whether anything changed since the snapshot of
- * check n-1; when it did, `onChange(n - 1)` is told that every answer whose point came from check
- * n-1 or earlier is stale (`staleThrough`).
+ * "Has anything changed?" for the whole calendar, one statement at a time. `next()` gives a check
+ * whose statement is sent after the call: requests that arrive while a check waits for its
+ * connection join it; later ones wait for the one after. Check n asks whether anything changed
+ * since the snapshot of check n-1; when it did, the listeners are told that every answer whose
+ * point came from check n-1 or earlier is stale (`staleThrough`).
  */
-function createValidator(db: Kysely<DB>, onChange: (through: number) => void) {
+export function createChangeValidator(db: Kysely<DB>): ChangeValidator {
+  const listeners: ((through: number) => void)[] = []
+  let staleThrough = 0
+  const onChange = (through: number) => {
+    staleThrough = Math.max(staleThrough, through)
+    for (const listener of listeners) listener(through)
+  }
   let last: Check | undefined
   /** The check whose statement has not been sent yet, and the requests waiting for it. */
   let pending: { promise: Promise<Check>; start: () => void } | undefined
@@ -189,11 +207,16 @@ function createValidator(db: Kysely<DB>, onChange: (through: number) => void) {
     return promise
   }
 
-  return { next, checks: () => checks }
+  return { next, checks: () => checks, staleThrough: () => staleThrough, onChange: (listener) => void listeners.push(listener) }
 }
 
-/** Creates the cache, or returns `undefined` when it is off. */
-export function createResponseCache(options: ResponseCacheOptions | false, db: Kysely<DB>, now: () => Date): ResponseCache | undefined {
+/** Creates the cache, or returns `undefined` when it is off (`validator`: the calendar's shared check chain). */
+export function createResponseCache(
+  options: ResponseCacheOptions | false,
+  db: Kysely<DB>,
+  now: () => Date,
+  validator: ChangeValidator = createChangeValidator(db),
+): ResponseCache | undefined {
   if (options === false) return undefined
   const { maxBytes, maxEntries } = options
   // Map order is recency: a hit moves its entry to the end, eviction takes from the front.
@@ -212,7 +235,7 @@ export function createResponseCache(options: ResponseCacheOptions | false, db: K
     bytes -= entry.size
   }
 
-  const validator = createValidator(db, (through) => {
+  validator.onChange((through) => {
     staleThrough = Math.max(staleThrough, through)
     for (const [key, entry] of entries) if (entry.base <= through) drop(key)
   })

@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { CHANGE_RETENTION_MS, currentPoint, isChangePoint, type ChangePoint } from '../changes/change-log.js'
+import { CHANGE_RETENTION_MS } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { eventListQuery, type EventListFilters } from '../events/event-list-query.js'
-import { entityTag, noneMatchHits, parseTagList, visibilityKey } from '../http/conditional.js'
+import { entityTag, noneMatchHits, visibilityKey } from '../http/conditional.js'
 import { wallFromDb } from '../shared/post-fields.js'
 import { nowUtcWall, utcToWall, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
 
-// Validators of the iCalendar answers (issue 20 item 4, docs/ical.md "Polling"). A feed is
-// streamed, so its bytes are not known when the headers go out: its tag names what the bytes are a
-// function of instead (the inputs below) and the change-log point it was read at
-// (docs/change-tracking.md). Unchanged inputs and no change since the point: the same bytes.
+// Validators of the iCalendar answers (issue 20 item 4, docs/ical.md "Polling"). A feed's tag names
+// what its bytes are a function of (the inputs below) and the state of the calendar's data it was
+// read at (issue 28): the same inputs and data, the same bytes and the same tag, whenever and by
+// whichever process it is built. The state is read from the change log (docs/change-tracking.md),
+// never from a transaction id or the clock, and only its hash is shown.
 
 /**
  * Raised whenever the feed's text changes for the same data (a new property, another format):
@@ -37,27 +38,19 @@ export function feedInputs(f: EventListFilters, ctx: CallContext, extra: string)
   return hash.digest('base64url').slice(0, 32)
 }
 
-/** A feed's strong tag: its inputs and the point its data was read at. */
-export function feedTag(inputs: string, point: ChangePoint): string {
-  return `"${inputs}.${point}"`
+/** A feed's strong tag: a hash of its inputs and the state of the data (`FeedState.state`). */
+export function feedTag(inputs: string, state: string): string {
+  return `"${createHash('sha256').update(inputs).update('\0').update(state).digest('base64url').slice(0, 32)}"`
 }
 
-/** The point of the first tag in `If-None-Match` issued for these inputs, or `'*'`, or undefined. */
-export function heldPoint(ifNoneMatch: string | undefined, inputs: string): ChangePoint | '*' | undefined {
-  if (ifNoneMatch === undefined) return undefined
-  const tags = parseTagList(ifNoneMatch)
-  if (tags === undefined) return undefined
-  if (tags === '*') return '*'
-  for (const tag of tags) {
-    const point = tag.opaque.startsWith(`${inputs}.`) ? tag.opaque.slice(inputs.length + 1) : ''
-    if (isChangePoint(point)) return point
-  }
-  return undefined
-}
-
-/** What one statement tells a feed before it is read: the current point and the makings of `Last-Modified`. */
+/** What one statement tells a feed before it is read: the state of the data and the makings of `Last-Modified`. */
 export interface FeedState {
-  point: ChangePoint
+  /**
+   * The calendar's data as the change log sees it: the log rows visible (count and newest) and the
+   * pruning horizon. Rows are only ever added by writers and removed by a prune, which moves the
+   * horizon, so two reads see the same data exactly when they see the same state.
+   */
+  state: string
   /** For `Last-Modified`: the newest change the log holds, or when it holds none the oldest it may have dropped. */
   lastChangeMs: number
   /** The newest modification time of the events the filters select (0: none). */
@@ -72,32 +65,31 @@ const toMs = (value: unknown): number => {
   return /[zZ]|[+-]\d\d(:?\d\d)?$/.test(text) ? Date.parse(text) : utcWallToEpochMs(wallFromDb(text))
 }
 
-/**
- * Whether the calendar changed since `held` (a point from a client's tag; one from the future,
- * xmax past the current one, counts as changed), in one small statement that reads no event.
- */
-export async function changedSinceHeld(db: Kysely<DB>, held: ChangePoint): Promise<boolean> {
-  const { rows } = await sql<{ changed: boolean }>`
-    select (cal_changed_since(${held}::pg_snapshot)
-      or pg_snapshot_xmax(${held}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot())) as changed`.execute(db)
-  return rows[0]!.changed
+/** The state of the data (`FeedState.state`) as an expression: count and newest of the log rows, then the horizon. */
+const STATE = sql<string>`(select count(*) || ':' || coalesce(max(c.xid)::text, '') from cal_changes c)
+  || '/' || coalesce((select h.xid::text || ':' || coalesce(h.snapshot::text, '') from cal_change_horizon h), '')`
+
+/** The current state of the data, on its own (a poll whose inputs have no kept answer). */
+export async function feedDataState(db: Kysely<DB>): Promise<string> {
+  const { rows } = await sql<{ state: string }>`select ${STATE} as state`.execute(db)
+  return rows[0]!.state
 }
 
 /**
- * The current point (taken before anything of the feed is read, so a write that lands while it
- * streams makes the next poll a full answer, never a stale 304) and the times `Last-Modified` is
+ * The state of the data (taken before anything of the feed is read, so a write that lands while it
+ * is read makes the next poll a full answer, never a stale 304) and the times `Last-Modified` is
  * made of (`f`: the feed's filters; none for a single event).
  */
 export async function feedState(db: Kysely<DB>, f: EventListFilters | undefined, now: Date): Promise<FeedState> {
   const newest = f ? eventListQuery(db, f).select(sql<string>`max(e.modified_utc)`.as('m')) : undefined
-  const { rows } = await sql<{ point: ChangePoint; last_change: unknown; newest: unknown }>`
-    select ${currentPoint()} as point,
+  const { rows } = await sql<{ state: string; last_change: unknown; newest: unknown }>`
+    select ${STATE} as state,
       (select c.at from cal_changes c order by c.xid desc limit 1) as last_change,
       ${newest ? sql`(${newest})` : sql`null`} as newest`.execute(db)
   const row = rows[0]!
   // An empty log dropped everything older than the retention: the last change is no later than that.
   const lastChangeMs = row.last_change === null ? now.getTime() - CHANGE_RETENTION_MS : toMs(row.last_change)
-  return { point: row.point, lastChangeMs, newestEventMs: toMs(row.newest) }
+  return { state: row.state, lastChangeMs, newestEventMs: toMs(row.newest) }
 }
 
 /**

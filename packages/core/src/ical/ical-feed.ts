@@ -10,11 +10,17 @@ import { wallFromDb } from '../shared/post-fields.js'
 import { veventText } from './ical-event.js'
 import { intlZone, vtimezone } from './vtimezone.js'
 
-/** Most events one feed holds: the first ones in list order (documented in docs/ical.md). */
-export const FEED_MAX_EVENTS = 25_000
-
-/** Rows read per statement while a feed streams: memory stays bounded whatever the feed's size. */
+/** Rows read per statement while a feed is built: one page of rows is in memory at a time besides the text. */
 const FEED_PAGE = 500
+
+/**
+ * Longest stretch of feed work on the event loop between two yields: the loop stays free for
+ * other requests (and the host's) while a large feed is built (issue 28: none above 50 ms).
+ */
+const SLICE_MS = 10
+
+/** Lets the event loop run whatever waits (timers, I/O, other requests) before the next slice. */
+const yieldLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** `text/calendar` with the charset the iCalendar media type defaults to, said explicitly. */
 export const ICAL_TYPE = 'text/calendar; charset=utf-8'
@@ -122,28 +128,44 @@ async function feedPage(db: Kysely<DB>, f: EventListFilters, after: Cursor | und
 }
 
 /**
- * A feed of the events `f` selects, as text chunks: the calendar's head and VTIMEZONEs, then the
- * VEVENTs a page at a time, at most `FEED_MAX_EVENTS`. The zones and the first page are read
- * before this returns, so that a failing database is still an error response rather than a cut
- * stream; the remaining pages are read as the consumer pulls.
+ * The whole text of a feed of the events `f` selects, in chunks: the calendar's head and
+ * VTIMEZONEs, then the VEVENTs a page at a time, at most `maxEvents`. Built before anything is
+ * sent (a failing database is an error response, never a cut one; the build slot is held for the
+ * build, not for as long as a slow client reads), in slices of at most about `SLICE_MS` of CPU
+ * between which the event loop runs other work.
  */
-export async function feedStream(calendar: ICalCalendar, f: EventListFilters, ctx: CallContext): Promise<AsyncIterable<string>> {
+export async function buildFeed(calendar: ICalCalendar, f: EventListFilters, ctx: CallContext, maxEvents: number): Promise<string[]> {
   const db = ctx.db
   const zones = await feedZones(db, f)
-  const first = await feedPage(db, f, undefined, Math.min(FEED_PAGE, FEED_MAX_EVENTS))
-  async function* chunks(): AsyncGenerator<string> {
-    yield calendarHead(calendar) + timezones(zones)
-    let page = first
-    let sent = 0
-    for (;;) {
-      yield page.map((row) => veventText(calendar, row, ctx)).join('')
-      sent += page.length
-      const wanted = Math.min(FEED_PAGE, FEED_MAX_EVENTS - sent)
-      if (page.length < FEED_PAGE || wanted <= 0) break
-      page = await feedPage(db, f, cursorOf(page[page.length - 1]!, f), wanted)
-      if (page.length === 0) break
-    }
-    yield CALENDAR_END
+  let sliceStart = performance.now()
+  const slice = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return
+    await yieldLoop()
+    sliceStart = performance.now()
   }
-  return chunks()
+  let head = calendarHead(calendar)
+  for (const zone of zones) {
+    head += timezones([zone])
+    await slice()
+  }
+  const chunks = [head]
+  let page = await feedPage(db, f, undefined, Math.min(FEED_PAGE, maxEvents))
+  let sent = 0
+  sliceStart = performance.now()
+  for (;;) {
+    let text = ''
+    for (const row of page) {
+      text += veventText(calendar, row, ctx)
+      await slice()
+    }
+    chunks.push(text)
+    sent += page.length
+    const wanted = Math.min(FEED_PAGE, maxEvents - sent)
+    if (page.length < FEED_PAGE || wanted <= 0) break
+    page = await feedPage(db, f, cursorOf(page[page.length - 1]!, f), wanted)
+    sliceStart = performance.now()
+    if (page.length === 0) break
+  }
+  chunks.push(CALENDAR_END)
+  return chunks
 }

@@ -8,8 +8,9 @@ import type { EventRow } from '../events/event.serializer.js'
 import { args } from '../api/arg-kinds.js'
 import { wallFromDb } from '../shared/post-fields.js'
 import { utcWallToEpochMs } from '../shared/wall-time.js'
-import { changedSinceHeld, FEED_CACHE_PRIVATE, FEED_CACHE_PUBLIC, feedInputs, feedState, feedTag, heldPoint, holdsTag, httpDate, notModifiedSince, textTag, windowMovedMs } from './feed-cache.js'
-import { calendarText, FEED_MAX_EVENTS, feedStream, icalCalendar, ICAL_TYPE } from './ical-feed.js'
+import type { FeedAnswer, FeedBuilds } from './feed-builds.js'
+import { FEED_CACHE_PRIVATE, FEED_CACHE_PUBLIC, feedDataState, feedInputs, feedState, feedTag, holdsTag, httpDate, notModifiedSince, textTag, windowMovedMs } from './feed-cache.js'
+import { buildFeed, calendarText, icalCalendar, ICAL_TYPE } from './ical-feed.js'
 
 /** How often a subscribed calendar app should poll the feed (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
 const FEED_REFRESH_SECONDS = 3600
@@ -65,9 +66,22 @@ export function feedArgs(variant: VariantConfig) {
   return { ...filters, key: keyArg }
 }
 
-/** `GET /events/ical`: the events `GET /events` would list for the same filters and caller, as one iCalendar feed. */
-export function eventFeedOperation(variant: VariantConfig) {
+/** A built or kept feed as the answer to this request: a 304 when the client's copy is current. */
+function feedAnswer(answer: FeedAnswer, ctx: CallContext): OperationResult<undefined> {
+  const { ETag: etag, 'Last-Modified': lastModified } = answer.headers
+  if (holdsTag(ctx, etag!) || notModifiedSince(ctx, Date.parse(lastModified!))) return notModified(ctx, etag!, lastModified)
+  return { headers: { ...answer.headers }, body: undefined, stream: answer.chunks }
+}
+
+/**
+ * `GET /events/ical`: the events `GET /events` would list for the same filters and caller, as one
+ * iCalendar feed. Bounded (docs/ical.md "Bounds and the shared answer"): an answer kept for the
+ * same inputs serves every poll while nothing changed; otherwise the feed is built in one of few
+ * build slots (`feeds` option), at most `maxEvents` events.
+ */
+export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
   const list = eventListOperation(variant)
+  const { maxEvents } = feeds.options
   return defineOperation({
     args: feedArgs(variant),
     async prepare(input, ctx) {
@@ -75,19 +89,26 @@ export function eventFeedOperation(variant: VariantConfig) {
       return list.prepare!(input as unknown as ParsedArgs<ReturnType<typeof eventListArgs>>, ctx)
     },
     async run({ filters }, ctx): Promise<OperationResult<undefined>> {
-      const inputs = feedInputs(filters, ctx, `${FEED_REFRESH_SECONDS} ${FEED_MAX_EVENTS}`)
-      const held = heldPoint(ctx.conditional?.ifNoneMatch, inputs)
-      // A poll whose tag names these inputs costs one small statement while nothing changed; the
-      // 304 then leaves out Last-Modified, which would need the feed's events read.
-      if (held !== undefined && held !== '*' && !(await changedSinceHeld(ctx.db, held))) return notModified(ctx, feedTag(inputs, held))
-      const state = await feedState(ctx.db, filters, ctx.now)
-      const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.now, ctx.options.siteTimezone) : 0
-      const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
-      const etag = feedTag(inputs, state.point)
-      if (held === '*' || notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
-      const calendar = icalCalendar(`Events · ${ctx.urls.globalIdBase}`, FEED_REFRESH_SECONDS)
-      const headers = icalHeaders(ctx, 'events', etag, lastModified)
-      return { headers, body: undefined, stream: await feedStream(calendar, filters, ctx) }
+      const inputs = feedInputs(filters, ctx, `${FEED_REFRESH_SECONDS} ${maxEvents}`)
+      const kept = await feeds.kept(inputs)
+      if (kept) return feedAnswer(kept, ctx)
+      // A poll whose copy may be current costs one small statement and no slot: the data's state
+      // gives the tag without reading any event (so that 304 leaves out Last-Modified).
+      if (ctx.conditional?.ifNoneMatch !== undefined) {
+        const etag = feedTag(inputs, await feedDataState(ctx.db))
+        if (holdsTag(ctx, etag)) return notModified(ctx, etag)
+      }
+      return feeds.build(inputs, async (keep) => {
+        const state = await feedState(ctx.db, filters, ctx.now)
+        const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.now, ctx.options.siteTimezone) : 0
+        const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
+        const etag = feedTag(inputs, state.state)
+        if (notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
+        const calendar = icalCalendar(`Events · ${ctx.urls.globalIdBase}`, FEED_REFRESH_SECONDS)
+        const answer: FeedAnswer = { headers: icalHeaders(ctx, 'events', etag, lastModified), chunks: await buildFeed(calendar, filters, ctx, maxEvents) }
+        keep(answer)
+        return feedAnswer(answer, ctx)
+      })
     },
   })
 }

@@ -3,13 +3,14 @@ import { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
 import type { Endpoint, RouteDef } from '../http/routes.js'
 import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import type { FeedBuilds } from './feed-builds.js'
 import { ICAL_TYPE } from './ical-feed.js'
 import { eventFeedOperation, eventIcalOperation } from './ical.operations.js'
 
 /** The iCalendar operations, by name, for routes and the script API alike. */
-export function icalOperations(variant: VariantConfig) {
+export function icalOperations(variant: VariantConfig, feeds: FeedBuilds) {
   return {
-    feed: eventFeedOperation(variant),
+    feed: eventFeedOperation(variant, feeds),
     byId: eventIcalOperation('id', variant),
     bySlug: eventIcalOperation('slug', variant),
   }
@@ -28,12 +29,14 @@ const FEED_DOC: EndpointDoc = {
   summary: 'iCalendar feed of events',
   description:
     'The events `GET /events` would list to the caller for the same filters (same 400s, same default window), ' +
-    'as one iCalendar document to subscribe to: at most 25,000 events, streamed. No paging. Calendar apps cannot ' +
+    'as one iCalendar document to subscribe to: at most 25,000 events (the `feeds.maxEvents` option), the first in list order. ' +
+    'No paging. One answer per query and caller is kept and served to every poll until something changes; only a few feeds ' +
+    'are built at a time (`503 rest_feed_busy` with `Retry-After` when the builds and their queue are full). Calendar apps cannot ' +
     'send headers: a private feed key in `key` makes the feed show what its user may see (an unknown or revoked key is ' +
     'a 401 `rest_invalid_token`). Poll with `If-None-Match` (304 while nothing the feed shows changed).',
   tags: ['Events'],
   access: 'public',
-  errors: ['INVALID_TOKEN'],
+  errors: ['INVALID_TOKEN', 'FEED_BUSY'],
   success: ICAL_SUCCESS('The feed.'),
 }
 

@@ -36,7 +36,8 @@ const STATUS_TEXT: Record<number, string> = {
     'this event from this client; `data.retry_after` and the `Retry-After` header say in how many seconds to try again.',
   500: 'Unexpected server error.',
   503: 'The database is unavailable; try again shortly. A write answered 503 did not happen, or its outcome could not be ' +
-    'known (a write that committed is answered as a success): retry a create with the same `Idempotency-Key`.',
+    'known (a write that committed is answered as a success): retry a create with the same `Idempotency-Key`. ' +
+    'On a feed, also: too many feeds are being built (`rest_feed_busy`; `Retry-After` says when to try again).',
 }
 
 const SECURITY_SCHEMES = {

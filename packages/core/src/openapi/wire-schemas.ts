@@ -231,7 +231,7 @@ export const ErrorDataSchema = z
       .optional()
       .meta({ description: 'rest_invalid_param: parameter name → nested error body; [] when none.' }),
     term_id: z.int().optional().meta({ description: 'term_exists: the id of the clashing term.' }),
-    retry_after: z.int().min(1).optional().meta({ description: 'rest_too_many_requests: seconds until the next try is counted.' }),
+    retry_after: z.int().min(1).optional().meta({ description: 'rest_too_many_requests: seconds until the next try is counted; rest_feed_busy: seconds to wait before building the feed is tried again.' }),
   })
   .catchall(z.unknown())
   .meta({ id: 'ErrorData' })

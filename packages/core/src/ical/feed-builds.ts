@@ -1,0 +1,181 @@
+import { CalendarError } from '../errors.js'
+import type { ChangeValidator, Check } from '../http/response-cache.js'
+
+// Feeds bounded (issue 28 item 4, docs/ical.md "Bounds and the shared answer"). Building a feed is
+// the most expensive read there is (25,000 events: seconds of CPU and tens of MB), and anyone may
+// ask for one. So: few builds at a time (a small queue, then 503 with Retry-After), one kept answer
+// per query and caller shared by every poll while the change log shows no write since it was read
+// (the hot-read cache's check chain, `http/response-cache.ts`), and an identical request that
+// arrives while its feed is being built waits for that build instead of starting another.
+
+/** Bounds of iCalendar feeds (`feeds` option of `createCalendar`). */
+export interface FeedOptions {
+  /** Feeds built at the same time; a build that finds none free waits in the queue. */
+  concurrency: number
+  /** Builds that may wait for a free slot; one more is answered 503 at once. */
+  queue: number
+  /** How long a build waits in the queue before it is answered 503. */
+  queueWaitMs: number
+  /** Most events one feed holds (the first ones in list order). */
+  maxEvents: number
+  /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
+  cacheBytes: number
+}
+
+/** The defaults: 2 builds at once, 4 waiting up to 5 s, 25,000 events a feed, 64 MB of kept feeds. */
+export const DEFAULT_FEEDS: FeedOptions = Object.freeze({
+  concurrency: 2,
+  queue: 4,
+  queueWaitMs: 5_000,
+  maxEvents: 25_000,
+  cacheBytes: 64 * 1024 * 1024,
+})
+
+/** A built feed as sent and kept: its headers (validators included) and its text in chunks. */
+export interface FeedAnswer {
+  readonly headers: Readonly<Record<string, string>>
+  readonly chunks: readonly string[]
+}
+
+/** Feed builds of one calendar: the bound, the kept answers. */
+export interface FeedBuilds {
+  readonly options: FeedOptions
+  /**
+   * The kept answer for `key` when the change log shows no write since it was read (one shared
+   * check); first waits for a build of the same key that is under way. `undefined`: build it.
+   */
+  kept(key: string): Promise<FeedAnswer | undefined>
+  /**
+   * Runs `make` in a build slot (a `FEED_BUSY` error when none comes free in time), after a check
+   * whose point precedes everything `make` reads; `keep(answer)` keeps its answer for `key`.
+   */
+  build<T>(key: string, make: (keep: (answer: FeedAnswer) => void) => Promise<T>): Promise<T>
+  /** What is kept and running now (tests, metrics). */
+  stats(): { entries: number; bytes: number; building: number; waiting: number }
+}
+
+/** Per-entry bookkeeping counted against `cacheBytes` besides the text. */
+const ENTRY_OVERHEAD = 512
+
+interface Entry {
+  answer: FeedAnswer
+  /** The check whose snapshot precedes the answer's reads. */
+  base: number
+  size: number
+}
+
+/** The 503 of a build that found no slot: in the contract's error shape, with when to try again. */
+function busy(retryAfterSeconds: number): CalendarError {
+  return new CalendarError('FEED_BUSY', `Too many feeds are being built; try again in ${retryAfterSeconds} seconds.`, { retry_after: retryAfterSeconds })
+}
+
+/** At most `concurrency` holders at once, `queue` more waiting at most `queueWaitMs` each. */
+function createLimiter(o: Pick<FeedOptions, 'concurrency' | 'queue' | 'queueWaitMs'>) {
+  let active = 0
+  const waiting: { grant: () => void }[] = []
+  const retryAfter = Math.max(1, Math.ceil(o.queueWaitMs / 1000))
+  const release = () => {
+    const next = waiting.shift()
+    // A waiter takes the slot over: `active` stays as it is.
+    if (next) next.grant()
+    else active--
+  }
+  const once = () => {
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      release()
+    }
+  }
+  return {
+    active: () => active,
+    waiting: () => waiting.length,
+    acquire(): Promise<() => void> {
+      if (active < o.concurrency) {
+        active++
+        return Promise.resolve(once())
+      }
+      if (waiting.length >= o.queue) return Promise.reject(busy(retryAfter))
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          grant: () => {
+            clearTimeout(timer)
+            resolve(once())
+          },
+        }
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(waiter), 1)
+          reject(busy(retryAfter))
+        }, o.queueWaitMs)
+        waiting.push(waiter)
+      })
+    },
+  }
+}
+
+/** Creates the feed builds of a calendar over its shared check chain. */
+export function createFeedBuilds(options: FeedOptions, validator: ChangeValidator): FeedBuilds {
+  const limiter = createLimiter(options)
+  // Map order is recency: a hit moves its entry to the end, eviction takes from the front.
+  const entries = new Map<string, Entry>()
+  const building = new Map<string, Promise<void>>()
+  let bytes = 0
+
+  const drop = (key: string) => {
+    const entry = entries.get(key)
+    if (!entry) return
+    entries.delete(key)
+    bytes -= entry.size
+  }
+
+  validator.onChange((through) => {
+    for (const [key, entry] of entries) if (entry.base <= through) drop(key)
+  })
+
+  function keep(key: string, answer: FeedAnswer, point: Check) {
+    // A check since the point found a change: the answer may already be stale.
+    if (options.cacheBytes === 0 || point.seq <= validator.staleThrough()) return
+    let size = ENTRY_OVERHEAD
+    for (const chunk of answer.chunks) size += chunk.length
+    for (const [name, value] of Object.entries(answer.headers)) size += name.length + value.length
+    // One huge feed must not flush every other one.
+    if (size > options.cacheBytes / 2) return
+    drop(key)
+    entries.set(key, { answer, base: point.seq, size })
+    bytes += size
+    for (const oldest of entries.keys()) {
+      if (bytes <= options.cacheBytes) break
+      drop(oldest)
+    }
+  }
+
+  return {
+    options,
+    stats: () => ({ entries: entries.size, bytes, building: limiter.active(), waiting: limiter.waiting() }),
+    async kept(key) {
+      await building.get(key)
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      await validator.next()
+      if (entries.get(key) !== entry || entry.base <= validator.staleThrough()) return undefined
+      entries.delete(key)
+      entries.set(key, entry)
+      return entry.answer
+    },
+    async build(key, make) {
+      const release = await limiter.acquire()
+      let done!: () => void
+      const flight = new Promise<void>((resolve) => (done = resolve))
+      building.set(key, flight)
+      try {
+        const point = await validator.next()
+        return await make((answer) => keep(key, answer, point))
+      } finally {
+        if (building.get(key) === flight) building.delete(key)
+        done()
+        release()
+      }
+    },
+  }
+}
