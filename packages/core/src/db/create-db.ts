@@ -7,7 +7,7 @@ import type { DB } from './generated.js'
 import { commitCheckingPool, freshConnectionProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
-import { DEFAULT_SCHEMA, localSettings, useSchema } from './schema.js'
+import { DEFAULT_SCHEMA, useSchema } from './schema.js'
 import { hostPoolProbe, localSettingsPool } from './host-pool.js'
 import type { PoolStats } from './health.js'
 
@@ -81,9 +81,7 @@ function openPostgres(
  */
 function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const hostPool = options.pool
-  const timeoutMs = options.statementTimeoutMs ?? 30_000
-  // Below: pg's client-side limit for a server that vanished mid-query, as for `url`.
-  const pool = localSettingsPool(hostPool, localSettings(schema, timeoutMs), timeoutMs + 2_000)
+  const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
   const probe = hostPoolProbe(hostPool, 3000)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })

@@ -2,6 +2,7 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import { isDatabaseUnavailable } from './connection-errors.js'
 import type { XactStatus, XactStatusProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
+import { searchPathQuery } from './schema.js'
 import type { ConfigClient, ConfigPool } from './prepared-statements.js'
 
 // A host's own pg.Pool (`database: { pool }`, README "Embedding"). Its connections are the host's:
@@ -52,6 +53,9 @@ function isRead(result: unknown): boolean {
   return !Array.isArray(result) && (result as PgResult | undefined)?.command === 'SELECT'
 }
 
+/** Statements of the settings sent after BEGIN (`localSettingsPool`). */
+const SETTINGS_STATEMENTS = 2
+
 function isBegin(text: string): boolean {
   return text === 'begin' || text.startsWith('begin;') || text.startsWith('start transaction')
 }
@@ -62,13 +66,27 @@ const ignore = () => {}
 
 /**
  * The host's pool seen as Kysely's pool: each statement gets the calendar's type parsers and
- * `queryTimeoutMs`, and runs in a transaction that first runs `localSettings` (SET LOCAL of the
- * search path and statement timeout, no parameters). A Kysely transaction carries them in its BEGIN
+ * a client-side limit a little past `statementTimeoutMs`, and runs in a transaction that first sets
+ * the calendar's search path and `statementTimeoutMs` with SET LOCAL. A Kysely transaction carries them in its BEGIN
  * message (no extra round trip). A statement outside one gets a transaction of its own, begun
  * before it and committed right after a write, at release after a read; one that fails rolls back
  * at once, as autocommit would have. `end()` leaves the host's pool open.
  */
-export function localSettingsPool(pool: HostPool, localSettings: string, queryTimeoutMs: number): PostgresPool & ConfigPool {
+export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number): PostgresPool & ConfigPool {
+  const queryTimeoutMs = statementTimeoutMs + 2_000
+  // Utility statements, sent with BEGIN in one message: nothing to plan. The search path is asked
+  // once (where pg_trgm lives does not move while the calendar runs).
+  let settings: Promise<string> | undefined
+  const settingsOn = (send: (config: HostQueryConfig) => Promise<unknown>): Promise<string> =>
+    (settings ??= send({ text: searchPathQuery(schema) }).then(
+      (result) => `set local search_path = ${(result as { rows: { search_path: string }[] }).rows[0]!.search_path}; set local statement_timeout = ${statementTimeoutMs}`,
+      (err: unknown) => {
+        settings = undefined
+        throw err
+      },
+    ))
+  /** Connections on their way back to the host (their transaction ending). */
+  const releasing = new Set<Promise<void>>()
   type Wrapper = PostgresPoolClient & ConfigClient
   const wrappers = new WeakMap<HostPoolClient, Wrapper>()
   const wrap = (client: HostPoolClient): Wrapper => {
@@ -86,17 +104,18 @@ export function localSettingsPool(pool: HostPool, localSettings: string, queryTi
       const text = config.text
       if (isBegin(text)) {
         if (open === 'implicit') await end('commit')
-        const results = (await begin(`${text}; ${localSettings}`)) as PgResult[]
+        const results = (await begin(`${text}; ${await settingsOn(send)}`)) as PgResult[]
         open = 'explicit'
-        // The caller's own statements' results, without the settings' one.
-        return results.length === 2 ? results[0] : results.slice(0, -1)
+        // The caller's own statements' results, without the settings' two.
+        const own = results.slice(0, -SETTINGS_STATEMENTS)
+        return own.length === 1 ? own[0] : own
       }
       if (open === 'explicit') {
         if (text === 'commit' || text === 'rollback') open = 'none'
         return send(config)
       }
       if (open === 'none') {
-        await begin(`begin; ${localSettings}`)
+        await begin(`begin; ${await settingsOn(send)}`)
         open = 'implicit'
       }
       let result: unknown
@@ -137,10 +156,12 @@ export function localSettingsPool(pool: HostPool, localSettings: string, queryTi
         const settle = open === 'none' || failed ? Promise.resolve() : end(open === 'implicit' ? 'commit' : 'rollback')
         open = 'none'
         // The host gets its connection back only once the calendar's transaction is over.
-        settle.then(
+        const handedBack = settle.then(
           () => finish(client, failed),
           (err: Error) => finish(client, err),
         )
+        releasing.add(handedBack)
+        void handedBack.finally(() => releasing.delete(handedBack))
       },
     }
   }
@@ -152,8 +173,10 @@ export function localSettingsPool(pool: HostPool, localSettings: string, queryTi
       if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
       return wrapper
     },
-    // The host's pool: the host closes it.
-    end: async () => {},
+    // The host's pool: the host closes it, once every connection is back (`calendar.close()`).
+    end: async () => {
+      await Promise.all([...releasing])
+    },
   }
 }
 

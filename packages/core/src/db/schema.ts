@@ -34,3 +34,14 @@ export function localSettings(schema: string, statementTimeoutMs: number): strin
   const searchPath = SET_SEARCH_PATH.replaceAll('$1::text', `'${schema}'::text`).replace('$2::boolean', 'true')
   return `${searchPath}, set_config('statement_timeout', '${statementTimeoutMs}', true) ${PLAN_EACH_TIME}`
 }
+
+/**
+ * A query (no parameters) answering `search_path`: the search path `SET_SEARCH_PATH` would set for
+ * `schema`, its names quoted, ready to be written into `set local search_path = …`.
+ */
+export function searchPathQuery(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new TypeError('bad schema')
+  return SET_SEARCH_PATH.replace(/^select set_config\('search_path', /, 'select ')
+    .replace(/, \$2::boolean\)$/, ' as search_path')
+    .replaceAll('$1::text', `'${schema}'::text`)
+}

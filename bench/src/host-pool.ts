@@ -1,0 +1,77 @@
+import pg from 'pg'
+import { createCalendar, type Calendar, type CalendarRequest } from '@cal-events/core'
+
+// The default list on the host's pool (`database: { pool }`, settings per transaction) against the
+// calendar's own pool (settings per session), same database, same process, rounds alternating.
+// `pnpm --filter @cal-events/bench host-pool [events] [seconds] [rounds]` (PostgreSQL at DATABASE_URL).
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const EVENTS = Number(process.argv[2] ?? 1000)
+const SECONDS = Number(process.argv[3] ?? 3)
+const ROUNDS = Number(process.argv[4] ?? 5)
+const CONCURRENCY = 8
+const POOL = 4
+const NOW = new Date('2026-11-21T00:00:00Z')
+
+const request: CalendarRequest = { method: 'GET', path: '/cal/events/v1/events', query: '', headers: {}, origin: 'http://bench' }
+
+/** Requests per second of the default list with `CONCURRENCY` callers for `SECONDS`. */
+async function measure(calendar: Calendar): Promise<number> {
+  const until = Date.now() + SECONDS * 1000
+  let done = 0
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const res = await calendar.handle(request)
+        if (res.status !== 200) throw new Error(`status ${res.status}`)
+        done++
+      }
+    }),
+  )
+  return done / SECONDS
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+async function main() {
+  const name = `cal_bench_hostpool_${process.pid}`
+  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  await admin.connect()
+  await admin.query(`create database "${name}"`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  const hostPool = new pg.Pool({ connectionString: url.href, max: POOL })
+  hostPool.on('error', () => {})
+  try {
+    const common = { now: () => NOW, responseCache: false as const }
+    const own = await createCalendar({ ...common, database: { url: url.href, poolSize: POOL } })
+    for (let i = 0; i < EVENTS; i++) {
+      const day = String(1 + (i % 28)).padStart(2, '0')
+      await own.events.create({ title: `Event ${i}`, start_date: `2026-12-${day} 10:00:00`, end_date: `2026-12-${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
+    }
+    const host = await createCalendar({ ...common, database: { pool: hostPool }, migrate: false })
+    await measure(own)
+    await measure(host)
+    const rates = { own: [] as number[], host: [] as number[] }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [mode, calendar] of (round % 2 ? [['host', host], ['own', own]] : [['own', own], ['host', host]]) as [keyof typeof rates, Calendar][]) {
+        rates[mode].push(await measure(calendar))
+      }
+      console.log(`round ${round + 1}: own pool ${rates.own.at(-1)!.toFixed(0)} req/s, host pool ${rates.host.at(-1)!.toFixed(0)} req/s`)
+    }
+    // Paired by round: the machine's load drifts between rounds more than between the two halves of one.
+    const ratios = rates.host.map((host, i) => host / rates.own[i]!)
+    console.log(
+      `default list (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}): own ${median(rates.own).toFixed(0)} req/s, host ${median(rates.host).toFixed(0)} req/s; ` +
+        `host/own per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}`,
+    )
+    await host.close()
+    await own.close()
+  } finally {
+    await hostPool.end()
+    await admin.query(`drop database if exists "${name}" with (force)`)
+    await admin.end()
+  }
+}
+
+await main()
