@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { freshCalendar, workerDatabaseUrl } from '../../../test-support/test-db.js'
+import { createHmac } from 'node:crypto'
+import { freshCalendar, querySql, workerDatabaseUrl } from '../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../test-support/http.js'
+import { openSealedState } from '../../core/src/sync/sync-token.js'
+
+/** Everything a client could decode from a token: each `.`-separated part read as base64url text. */
+const readable = (token: string) => token.split('.').map((part) => Buffer.from(part, 'base64url').toString('latin1')).join(' ')
+// pg_current_snapshot()'s text: xmin:xmax:xip-list.
+const SNAPSHOT = /\d+:\d+:/
 
 // Sync tokens over a real HTTP server (docs/sync.md), with the hot-read cache on (the default):
 // a repeated anonymous sync request must still see a write made by another server process, and
@@ -42,6 +49,52 @@ describe('sync tokens over HTTP', () => {
     const after = await server.request('GET', path)
     expect(after.status).toBe(200)
     expect(after.body.events).toMatchObject([{ id: seen[0], deleted: true }, { id: created.id, title: 'From the other process' }])
+  })
+
+  it('hands out opaque tokens and cursors: no transaction id can be read from them, nor from an ETag', async () => {
+    const first = await server.request('GET', '/events?sync=1&per_page=2')
+    const cursor = new URL(first.body.next_rest_url).searchParams.get('sync_page')!
+    const last = await server.request('GET', `/events/${new URL(first.body.next_rest_url).search}`)
+    const token = last.body.next_sync_token as string
+    const item = await server.request('GET', `/events/${last.body.events[0].id}`)
+    for (const [what, text] of [['cursor', cursor], ['token', token], ['list ETag', first.headers.get('etag')!], ['item ETag', item.headers.get('etag')!]]) {
+      expect(readable(text!), what).not.toMatch(SNAPSHOT)
+      expect(readable(text!), what).not.toMatch(/"[ps]":/)
+    }
+    // The same state is the same token: a repeated sync answers the same bytes (and ETag).
+    const again = await server.request('GET', `/events/${new URL(first.body.next_rest_url).search}`)
+    expect(again.body.next_sync_token).toBe(token)
+    expect(again.headers.get('etag')).toBe(last.headers.get('etag'))
+  })
+
+  it('still takes tokens and cursors of the earlier signed-JSON format, and refuses them altered', async () => {
+    const key = Buffer.from((await querySql<{ secret: string }>('select secret from cal_sync_secret'))[0]!.secret, 'utf8')
+    // How tokens looked before they were opaque: JSON, base64url, then 24 bytes of HMAC-SHA256.
+    const legacy = (state: unknown) => {
+      const text = Buffer.from(JSON.stringify(state), 'utf8').toString('base64url')
+      return `${text}.${createHmac('sha256', key).update(text).digest().subarray(0, 24).toString('base64url')}`
+    }
+    const first = await server.request('GET', '/events?sync=1&per_page=2')
+    const cursor = new URL(first.body.next_rest_url).searchParams.get('sync_page')!
+    const viaCursor = await server.request('GET', `/events?per_page=2&sync_page=${encodeURIComponent(legacy(openSealedState(key, cursor)))}`)
+    expect(viaCursor.status).toBe(200)
+    const token = viaCursor.body.next_sync_token as string
+    expect(token).toBe((await server.request('GET', `/events/${new URL(first.body.next_rest_url).search}`)).body.next_sync_token)
+    await calendar.events.create(event('After the legacy token'))
+    const state = openSealedState(key, token)
+    const viaLegacy = await server.request('GET', `/events?sync_token=${encodeURIComponent(legacy(state))}`)
+    const viaNew = await server.request('GET', `/events?sync_token=${encodeURIComponent(token)}`)
+    expect(viaLegacy.status).toBe(200)
+    // The same answer but for rest_url, which echoes the token sent, and the next token, whose
+    // point is when each was read (other databases of the server move it on).
+    const without = (body: Record<string, unknown>) => ({ ...body, rest_url: undefined, next_sync_token: undefined })
+    expect(without(viaLegacy.body)).toEqual(without(viaNew.body))
+    expect(viaLegacy.body.events.map((e: { title: string }) => e.title)).toEqual(['After the legacy token'])
+    // A legacy token whose point was rewound no longer carries our signature.
+    const forged = `${legacy({ ...state, p: '1:1:' }).split('.')[0]}.${legacy(state).split('.')[1]}`
+    const refused = await server.request('GET', `/events?sync_token=${encodeURIComponent(forged)}`)
+    expect(refused.status).toBe(410)
+    expect(refused.body.code).toBe('rest_sync_token_invalid')
   })
 
   it('answers 410 in the error shape for a bad token, and exposes the token header to other origins', async () => {

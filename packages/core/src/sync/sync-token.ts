@@ -1,13 +1,17 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { ChangePoint } from '../changes/change-log.js'
 import { isChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 
-// Sync tokens and walk cursors (docs/sync.md): a JSON state, base64url, then an HMAC-SHA256 of it
-// under the calendar's own key (migration 0011, one per database so every process agrees). A
-// client can read a token but cannot make or change one.
+// Sync tokens and walk cursors (docs/sync.md): a JSON state sealed under the calendar's own secret
+// (migration 0011, one per database so every process agrees) by deterministic authenticated
+// encryption (SIV: an HMAC-SHA256 of the state is the AES-256-CTR IV, checked on opening). A client
+// can neither read a token (its change-log point is a PostgreSQL transaction id) nor make or change
+// one; the same state is the same token, so a repeated sync answer keeps its bytes and ETag.
+// Tokens of the earlier format (the JSON readable, then `.` and an HMAC) are still opened: they
+// expire with the change log (CHANGE_RETENTION_MS), and then that branch can go.
 
 /** The collections that hand out sync tokens. */
 export type SyncCollection = 'events' | 'venues' | 'organizers'
@@ -57,10 +61,51 @@ function signingKey(db: Kysely<DB>): Promise<Buffer> {
 
 const mac = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest().subarray(0, 24)
 
-/** A signed, URL-safe text for `state`. */
+/** The two keys of sealed states, derived from the calendar's secret (one per use). */
+interface SealKeys {
+  readonly enc: Buffer
+  readonly siv: Buffer
+}
+
+const sealKeys = new WeakMap<Buffer, SealKeys>()
+
+function sealKeysOf(secret: Buffer): SealKeys {
+  let keys = sealKeys.get(secret)
+  if (!keys) {
+    const derive = (use: string) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `cal sync state ${use}`, 32))
+    keys = { enc: derive('encryption'), siv: derive('siv') }
+    sealKeys.set(secret, keys)
+  }
+  return keys
+}
+
+const IV_BYTES = 16
+
+/** `state` sealed under `secret`: base64url of a 16-byte synthetic IV, then the encrypted JSON. */
+export function sealState(secret: Buffer, state: SyncState): string {
+  const { enc, siv } = sealKeysOf(secret)
+  const plain = Buffer.from(JSON.stringify(state), 'utf8')
+  const iv = createHmac('sha256', siv).update(plain).digest().subarray(0, IV_BYTES)
+  const cipher = createCipheriv('aes-256-ctr', enc, iv)
+  return Buffer.concat([iv, cipher.update(plain), cipher.final()]).toString('base64url')
+}
+
+/** The state of a sealed text, or a 410 when it is malformed or was not sealed under `secret`. */
+export function openSealedState(secret: Buffer, token: string): SyncState {
+  if (!SEALED_TEXT.test(token)) throw syncTokenInvalid()
+  const bytes = Buffer.from(token, 'base64url')
+  const { enc, siv } = sealKeysOf(secret)
+  const iv = bytes.subarray(0, IV_BYTES)
+  const decipher = createDecipheriv('aes-256-ctr', enc, iv)
+  const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES)), decipher.final()])
+  const expected = createHmac('sha256', siv).update(plain).digest().subarray(0, IV_BYTES)
+  if (iv.length !== IV_BYTES || !timingSafeEqual(iv, expected)) throw syncTokenInvalid()
+  return parsedState(plain.toString('utf8'))
+}
+
+/** A sealed, URL-safe text for `state`. */
 export async function signSyncState(db: Kysely<DB>, state: SyncState): Promise<string> {
-  const text = Buffer.from(JSON.stringify(state), 'utf8').toString('base64url')
-  return `${text}.${mac(await signingKey(db), text).toString('base64url')}`
+  return sealState(await signingKey(db), state)
 }
 
 /** The 410 for a token the server cannot use: the client starts again with a full walk. */
@@ -73,22 +118,31 @@ export function syncTokenExpired(message = 'The sync token has expired; start ag
   return new CalendarError('SYNC_TOKEN_EXPIRED', message)
 }
 
-const TOKEN_TEXT = /^[A-Za-z0-9_-]{1,12000}\.[A-Za-z0-9_-]{32}$/
+// At least an IV and one byte; the signed format below was at most 12,000 + 33 characters.
+const SEALED_TEXT = /^[A-Za-z0-9_-]{23,12100}$/
+const SIGNED_TEXT = /^[A-Za-z0-9_-]{1,12000}\.[A-Za-z0-9_-]{32}$/
 
-/** The state of a signed text, or a 410 when it is malformed or not ours. */
+/** The state of a token or cursor, or a 410 when it is malformed or not ours. */
 export async function openSyncState(db: Kysely<DB>, token: string): Promise<SyncState> {
-  if (!TOKEN_TEXT.test(token)) throw syncTokenInvalid()
+  const secret = await signingKey(db)
+  if (!SIGNED_TEXT.test(token)) return openSealedState(secret, token)
+  // The earlier format: readable JSON and its HMAC.
   const [text, signature] = token.split('.') as [string, string]
-  const expected = mac(await signingKey(db), text)
+  const expected = mac(secret, text)
   const given = Buffer.from(signature, 'base64url')
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw syncTokenInvalid()
+  return parsedState(Buffer.from(text, 'base64url').toString('utf8'))
+}
+
+/** A state from its JSON text; a 410 when it is none. */
+function parsedState(json: string): SyncState {
   let state: unknown
   try {
-    state = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+    state = JSON.parse(json)
   } catch {
     throw syncTokenInvalid()
   }
-  // Signed by us, so well-formed unless the format changed; checked anyway, never trusted blindly.
+  // Made by us, so well-formed unless the format changed; checked anyway, never trusted blindly.
   if (!isSyncState(state)) throw syncTokenInvalid()
   return state
 }
