@@ -99,10 +99,6 @@ export interface EventOccurrences {
   venue_id: number | null;
 }
 
-export interface EventOccurrenceYears {
-  year: number;
-}
-
 export interface EventOrganizers {
   event_id: number;
   organizer_id: number;
@@ -239,7 +235,6 @@ export interface DB {
   cal_row_changes: CalRowChanges;
   cal_sync_secret: CalSyncSecret;
   event_occurrence_horizon: EventOccurrenceHorizon;
-  event_occurrence_years: EventOccurrenceYears;
   event_occurrences: EventOccurrences;
   event_organizers: EventOrganizers;
   event_terms: EventTerms;

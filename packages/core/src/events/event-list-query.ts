@@ -3,6 +3,7 @@ import type { ListScope } from '../auth/permissions.js'
 import { postVisibility } from '../posts/visibility.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
+import { SERIES_COLUMNS } from '../recurrence/occurrences.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
 import type { ChangeKind } from '../changes/change-log.js'
@@ -39,10 +40,11 @@ type AnyQuery = SelectQueryBuilder<any, any, any>
 
 /**
  * Where a list's filters read a column: `events` rows (`e`), or stored occurrences (`o`, migration
- * 0012) with their series as `e`. Occurrences carry their own times and copies of the series'
- * list columns (so the occurrence list index serves them); everything else is the series'.
+ * 0012) with their series as `e`, or occurrences computed for the request past the stored horizon
+ * (`o` too: the `far` CTE, far-occurrences.ts). Occurrences carry their own times and copies of
+ * the series' list columns (so the occurrence list index serves them); everything else is the series'.
  */
-export type ListSource = 'events' | 'occurrences'
+export type ListSource = 'events' | 'occurrences' | 'computed'
 
 const OCCURRENCE_COLUMNS = new Set([
   'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'language', 'featured', 'hide_from_listings', 'venue_id', 'date_utc', 'author_id',
@@ -185,8 +187,34 @@ export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery
  */
 export function listItemsQuery(db: Kysely<DB>, f: EventListFilters, source: ListSource, seriesAsSeries = false): AnyQuery {
   if (source === 'events') return seriesAsSeries ? eventListQuery(db, f) : eventListQuery(db, f).where('e.recurrence', 'is', null)
-  const occurrences = (db as Kysely<any>).selectFrom('event_occurrences as o').leftJoin('events as e', 'e.id', 'o.series_id')
-  return filtered(occurrences, f, 'occurrences')
+  const table = source === 'occurrences' ? 'event_occurrences as o' : 'far as o'
+  const occurrences = (db as Kysely<any>).selectFrom(table).leftJoin('events as e', 'e.id', 'o.series_id')
+  return filtered(occurrences, f, source)
+}
+
+/**
+ * The series that may have occurrences in a list window ending at `untilUtc` and would be listed
+ * by `f` but for the dates: the list's own filters (visibility, language, terms, search…) on the
+ * series row, whose list columns its occurrences copy. Pure: builds, never runs.
+ */
+export function openEndedSeriesQuery(db: Kysely<DB>, f: EventListFilters, untilUtc: string) {
+  return eventListQuery(db, { ...f, bounds: {} })
+    .where('e.recurrence', 'is not', null)
+    .where('e.start_utc', '<=', untilUtc)
+    .select(SERIES_COLUMNS.map((c) => `e.${c}` as const))
+}
+
+/**
+ * The rows of the `far` CTE: occurrences computed for the request (far-occurrences.ts, one jsonb
+ * parameter) with their series' list columns, as `event_occurrences` has them, less any stored
+ * under the same key (a changed occurrence's overridden row, or the horizon moved meanwhile).
+ */
+function farRows(computed: readonly unknown[]) {
+  return sql`(select x.i as series_id, x.k as occurrence_key, x.sl as start_local, x.el as end_local, x.su as start_utc, x.eu as end_utc,
+      s.status, s.language, s.featured, s.hide_from_listings, s.venue_id, s.date_utc, s.author_id
+    from jsonb_to_recordset(${JSON.stringify(computed)}::jsonb) as x(i int, k text, sl timestamp(0), el timestamp(0), su timestamp(0), eu timestamp(0))
+    join events s on s.id = x.i
+    where not exists (select from event_occurrences st where st.series_id = x.i and st.occurrence_key = x.k))`
 }
 
 /** Orders a list: event start, then publication date, then id; with `include`, by date (CONTRACT 6.4). */
@@ -230,7 +258,9 @@ function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head:
  * Items are single events and the stored occurrences of series (docs/recurrence.md): an
  * occurrence's row is its series' row plus `occurrence_key` and its own `occurrence_*` times.
  * With `seriesAsSeries` (sync walks: an occurrence has no row whose changes are recorded) series
- * are items themselves, with their own row, and no occurrence is.
+ * are items themselves, with their own row, and no occurrence is. `computed`: occurrences past the
+ * stored horizon computed for this request (far-occurrences.ts), a third half of the list; the
+ * statement then starts with their CTE, so it is not one for `knownTotalStatement`.
  * Pure: builds, never runs.
  */
 export function eventListPageQuery(
@@ -239,8 +269,10 @@ export function eventListPageQuery(
   page: { limit: number; offset: number },
   known?: KnownCount,
   seriesAsSeries = false,
+  computed?: readonly unknown[],
 ) {
-  const sources: ListSource[] = seriesAsSeries ? ['events'] : ['events', 'occurrences']
+  const far = computed !== undefined && computed.length > 0 && !seriesAsSeries
+  const sources: ListSource[] = seriesAsSeries ? ['events'] : far ? ['events', 'occurrences', 'computed'] : ['events', 'occurrences']
   const counted = (source: ListSource) => listItemsQuery(db, f, source, seriesAsSeries).select(sql<number>`count(*)::int`.as('n'))
   const count = db.selectNoFrom(sql.join(sources.map((source) => sql`(${counted(source)})`), sql` + `).as('n'))
   // Each half's first offset + limit items, in list order, then merged: the page's keys come
@@ -261,21 +293,26 @@ export function eventListPageQuery(
   // `c` comes first so that the known snapshot and total stay the first two parameters
   // (`knownTotalStatement` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.
+  const start = far ? (db as Kysely<any>).with('far', (w) => w.selectFrom(farRows(computed).as('fr')).selectAll()) : (db as Kysely<any>)
+  // An occurrence's times: from its stored row, or from the computed one.
+  const times = ['start_local', 'end_local', 'start_utc', 'end_utc'].map((t) =>
+    far ? sql`coalesce(${sql.ref(`eo.${t}`)}, ${sql.ref(`fo.${t}`)})`.as(`occurrence_${t}`) : sql.ref(`eo.${t}`).as(`occurrence_${t}`),
+  )
   const statement = pageOrder
     .reduce(
       (q, col) => q.orderBy(`k.${col}`),
-      (db as Kysely<any>)
+      start
         .with('c', () => db.selectNoFrom(knownTotalColumns(known, count, countDependsOn(f))))
         .with('page', keys)
         .selectFrom('c')
         .leftJoin('page as k', (join) => join.onTrue())
         .leftJoin('events as e', 'e.id', 'k.id')
         .leftJoin('event_occurrences as eo', (join) => join.onRef('eo.series_id', '=', 'k.id').onRef('eo.occurrence_key', '=', 'k.occurrence_key'))
+        .$if(far, (q) => q.leftJoin('far as fo', (join) => join.onRef('fo.series_id', '=', 'k.id').onRef('fo.occurrence_key', '=', 'k.occurrence_key')))
         .leftJoin(eventRelations(sql<number[]>`array(select id from page)`), 'r.event_id', 'e.id')
         .selectAll('e')
         .select(['c.total', 'c.snapshot', ...RELATION_COLUMNS, 'k.occurrence_key'])
-        .select(['eo.start_local as occurrence_start_local', 'eo.end_local as occurrence_end_local'])
-        .select(['eo.start_utc as occurrence_start_utc', 'eo.end_utc as occurrence_end_utc']),
+        .select(times),
     )
     .orderBy(sql`k.occurrence_key nulls first`)
   return searchWithinRelation(f) ? statement.modifyEnd(sql.raw(PLAN_EACH_TIME)) : statement

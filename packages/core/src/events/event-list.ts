@@ -13,7 +13,8 @@ import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
-import { coverWindow, earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
+import { earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
+import { farOccurrences } from './far-occurrences.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
 import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from '../sync/event-sync.js'
@@ -101,12 +102,20 @@ export function eventListOperation(variant: VariantConfig) {
       const p = paging(input.page, input.per_page, variant.perPageDefault)
       if (sync) return syncPage(ctx, sync, p.perPage, eventSyncSource(ctx, filters))
       const window = utcWindow(filters.bounds, filters.frame)
-      if (window) await coverWindow(ctx.db, window.from, window.to)
-      // One statement: the page and its total; the total is recounted only when the calendar changed.
+      // Past the stored horizon, the open-ended series' occurrences are computed for this request.
+      const dateParams = EVENT_DATE_PARAMS.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
+      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams))
+      // One statement: the page and its total; the total is recounted only when the calendar
+      // changed. It holds for a far window too: stored and computed occurrences together are the
+      // rules' occurrences, wherever the horizon stands. A statement with computed rows is built
+      // for the request (its rows are parameters), not kept.
       const totals = knownTotalsOf(ctx.db)
       const key = JSON.stringify(filters)
       const page = { limit: p.perPage, offset: p.offset }
-      const statement = knownTotalStatement(totals, key, `${page.limit}/${page.offset}/${key}`, (known) => eventListPageQuery(ctx.db, filters, page, known))
+      const statement =
+        computed && computed.length > 0
+          ? eventListPageQuery(ctx.db, filters, page, totals.counts.get(key), false, computed).compile()
+          : knownTotalStatement(totals, key, `${page.limit}/${page.offset}/${key}`, (known) => eventListPageQuery(ctx.db, filters, page, known))
       const found = (await ctx.db.executeQuery<PageRow>(statement)).rows
       const { total } = found[0]!
       rememberTotal(totals, key, found[0]!)

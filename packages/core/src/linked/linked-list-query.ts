@@ -65,7 +65,8 @@ function linkedToEvent(kind: LinkedKind, eb: LinkedEb, condition: Expression<Sql
  * by its start; a series by its stored occurrences (docs/recurrence.md), since its own start is
  * only its first one: one still to come that is neither deleted nor changed (a changed one is an
  * event of its own, with its own venue and organizers). Open-ended series are stored 36 months
- * ahead, so one that goes on always has one.
+ * ahead, so one that goes on always has one; one that starts past that stored horizon has none
+ * stored (they are computed when listed) and counts by its start.
  */
 function upcomingEvent(from: string): Expression<SqlBool> {
   return ev.or([
@@ -81,6 +82,7 @@ function upcomingEvent(from: string): Expression<SqlBool> {
           .where('o.overridden', '=', false),
       ),
     ]),
+    ev.and([ev('ev.recurrence', 'is not', null), sql<boolean>`ev.start_utc > (select h.until from event_occurrence_horizon h)`]),
   ])
 }
 

@@ -6,8 +6,9 @@ import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.j
 import { expandBoundedSliced, expandSliced, ruleWork, STORE_WORK_MS, type RuleWork } from './rule-work.js'
 
 // The stored occurrences of series (docs/recurrence.md, migration 0012): what is written with a
-// series, the horizon open-ended series are stored up to, and the job and the lazy step that move
-// it. Bounded series (COUNT, UNTIL, RDATEs only: at most 1,000 occurrences) are always stored whole.
+// series, the horizon open-ended series are stored up to, and the job that moves it. Bounded
+// series (COUNT, UNTIL, RDATEs only: at most 1,000 occurrences) are always stored whole. Past the
+// horizon nothing is stored: lists compute those occurrences per request (events/far-occurrences.ts).
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -15,13 +16,6 @@ type Db = Kysely<DB> | Transaction<DB>
 export const HORIZON_MONTHS = 36
 /** Most occurrences stored for one series within the horizon: those of the last as many days before it. */
 export const MAX_STORED_OCCURRENCES = 10_000
-/** Most UTC years past the horizon one list request stores for open-ended series. */
-export const MAX_LAZY_YEARS = 4
-/**
- * Most UTC years past the horizon stored in all (each is written by every open-ended series
- * write): a client asking for one far window after another cannot make the table grow without end.
- */
-export const MAX_STORED_YEARS = 40
 const DAY_MS = 86_400_000
 /** How often a running calendar moves the horizon. */
 const EXTEND_EVERY_MS = 24 * 3600 * 1000
@@ -49,15 +43,15 @@ export interface SeriesRow {
   author_id: number | null
 }
 
-const SERIES_COLUMNS = [
+/** The columns of `events` a `SeriesRow` holds. */
+export const SERIES_COLUMNS = [
   'id', 'recurrence', 'start_local', 'end_local', 'start_utc', 'timezone', 'all_day', 'status', 'language', 'featured',
   'hide_from_listings', 'venue_id', 'date_utc', 'author_id',
 ] as const
 
-/** Stored horizon: open-ended series are stored up to `until` (UTC) and in the UTC `years` past it. */
+/** Stored horizon: open-ended series are stored up to `until` (UTC); null before the first run of the job. */
 export interface Horizon {
   until: WallTime | null
-  years: number[]
 }
 
 /**
@@ -86,27 +80,28 @@ export function targetHorizon(now: Date): WallTime {
   return addMonthsToWall(nowUtcWall(now), HORIZON_MONTHS)
 }
 
-const yearStart = (year: number) => new Date(`${String(year).padStart(4, '0')}-01-01T00:00:00Z`)
-const yearEnd = (year: number) => (year >= 9999 ? new Date('9999-12-31T23:59:59Z') : new Date(yearStart(year + 1).getTime() - 1000))
 const asDate = (utc: WallTime) => new Date(`${utc.replace(' ', 'T')}Z`)
 
-/** The occurrence rows of `series` starting between two UTC instants (inclusive); all of them without `from`. */
-function occurrenceRows(series: SeriesRow, from?: Date, to?: Date, limit = MAX_STORED_OCCURRENCES) {
+/**
+ * The occurrence rows of `series` starting between two UTC instants (inclusive); all of them
+ * without `from`. `toUtc` reads the series' wall clocks as UTC (a `zoneClock` when many are read).
+ */
+export function occurrenceRows(series: SeriesRow, from?: Date, to?: Date, limit = MAX_STORED_OCCURRENCES, toUtc: (wall: WallTime) => WallTime = (w) => wallToUtc(w, series.timezone)) {
   const startLocal = wallFromDb(series.start_local)
   const start = { wall: startLocal, zone: series.timezone, allDay: series.all_day }
   const found = from && to ? expandRecurrence(series.recurrence!, start, from, to, limit) : expandBounded(series.recurrence!, start)
-  return rowsOf(series, found)
+  return rowsOf(series, found, toUtc)
 }
 
-function rowsOf(series: SeriesRow, found: readonly Occurrence[]) {
+function rowsOf(series: SeriesRow, found: readonly Occurrence[], toUtc: (wall: WallTime) => WallTime) {
   const lengthMs = utcWallToEpochMs(wallFromDb(series.end_local)) - utcWallToEpochMs(wallFromDb(series.start_local))
   const rows = []
   for (const o of found) {
     // The series' length on the wall clock: a 10:00-12:00 series stays 10:00-12:00 across DST.
     const endLocal = epochMsToUtcWall(utcWallToEpochMs(o.wall) + lengthMs)
     // A timed occurrence comes with its instant; an all-day one's is its midnight in the zone.
-    const startUtc = series.all_day ? storableWall(() => wallToUtc(o.wall, series.timezone)) : o.utc
-    const endUtc = storableWall(() => wallToUtc(endLocal, series.timezone))
+    const startUtc = series.all_day ? storableWall(() => toUtc(o.wall)) : o.utc
+    const endUtc = storableWall(() => toUtc(endLocal))
     if (startUtc === null || endUtc === null || !storableWall(() => endLocal)) continue
     rows.push({
       series_id: series.id,
@@ -160,8 +155,8 @@ async function slicedRows(series: SeriesRow, work: RuleWork, from?: Date, to?: D
   return rows
 }
 
-/** Every stored occurrence of `series` under `horizon`: all of a bounded series, else up to the horizon and in its years. */
-async function storedRows(series: SeriesRow, horizon: WallTime, years: readonly number[], work: RuleWork) {
+/** Every stored occurrence of `series` under `horizon`: all of a bounded series, else up to the horizon. */
+async function storedRows(series: SeriesRow, horizon: WallTime, work: RuleWork) {
   const first = asDate(wallFromDb(series.start_utc))
   // One day early: an all-day or `UTC±h` series is generated on a UTC clock (expandRecurrence filters exactly).
   const from = new Date(first.getTime() - DAY_MS)
@@ -172,12 +167,7 @@ async function storedRows(series: SeriesRow, horizon: WallTime, years: readonly 
   // decades ago keeps its latest ones (those lists show), not its first, and is never expanded
   // over a century (the engine gives up after 20,000 steps: a daily series from 1900 was a 500).
   const recent = new Date(until.getTime() - MAX_STORED_OCCURRENCES * DAY_MS)
-  const rows = await slicedRows(series, work, from > recent ? from : recent, until)
-  for (const year of years) {
-    if (yearEnd(year) <= until) continue
-    rows.push(...(await slicedRows(series, work, new Date(Math.max(yearStart(year).getTime(), until.getTime() + 1000)), yearEnd(year))))
-  }
-  return rows
+  return slicedRows(series, work, from > recent ? from : recent, until)
 }
 
 async function insertRows(db: Db, rows: readonly ReturnType<typeof occurrenceRows>[number][]): Promise<void> {
@@ -197,10 +187,7 @@ async function insertRows(db: Db, rows: readonly ReturnType<typeof occurrenceRow
  */
 async function readHorizon(db: Db, lock: 'share' | 'update' | undefined): Promise<Horizon> {
   const head = await db.selectFrom('event_occurrence_horizon').select('until').$if(lock === 'share', (q) => q.forShare()).$if(lock === 'update', (q) => q.forUpdate()).executeTakeFirst()
-  // A statement of its own, after the lock: a writer that held it may have added years, which a
-  // subquery of the locking statement would not see (its snapshot predates the wait).
-  const years = await db.selectFrom('event_occurrence_years').select('year').orderBy('year').execute()
-  return { until: head?.until ? wallFromDb(head.until) : null, years: years.map((r) => r.year) }
+  return { until: head?.until ? wallFromDb(head.until) : null }
 }
 
 /**
@@ -216,7 +203,7 @@ export async function materialiseSeries(trx: Transaction<DB>, id: number, now: D
   const stored = await readHorizon(trx, 'share')
   const target = targetHorizon(now)
   const horizon = stored.until !== null && stored.until > target ? stored.until : target
-  await insertRows(trx, await storedRows(series, horizon, stored.years, ruleWork(STORE_WORK_MS)))
+  await insertRows(trx, await storedRows(series, horizon, ruleWork(STORE_WORK_MS)))
 }
 
 async function seriesRows(db: Db, openEndedOnly: boolean): Promise<SeriesRow[]> {
@@ -248,7 +235,7 @@ export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void
       for (const series of await seriesRows(trx, false)) {
         await trx.deleteFrom('event_occurrences').where('series_id', '=', series.id).where('overridden', '=', false).execute()
         // The job has no budget to refuse with (each series was verified when written); it still yields.
-        await insertRows(trx, await storedRows(series, target, stored.years, ruleWork(Infinity)))
+        await insertRows(trx, await storedRows(series, target, ruleWork(Infinity)))
       }
     } else {
       const from = new Date(asDate(stored.until).getTime() + 1000)
@@ -257,54 +244,29 @@ export async function extendOccurrences(db: Kysely<DB>, now: Date): Promise<void
       }
     }
     await trx.updateTable('event_occurrence_horizon').set({ until: target }).execute()
-    return { until: target, years: stored.years }
+    return { until: target }
   })
   remember(db, horizon)
 }
 
 /**
- * Makes sure the occurrences of open-ended series are stored for a list window reaching up to
- * `windowEndUtc` (from `windowStartUtc`, when it has a lower bound): the UTC years of the window past
- * the horizon, at most `MAX_LAZY_YEARS` of them (the earliest), each stored once for all open-ended
- * series and then by every series write. No statement when the horizon known in this process
- * already covers the window.
+ * The stored horizon of `db` (UTC): open-ended series are stored up to it and computed past it.
+ * No statement once this process saw it (after the job's first run, which every call waits for);
+ * `null` when no horizon was ever stored (then nothing of open-ended series is).
  */
-export async function coverWindow(db: Kysely<DB>, windowStartUtc: WallTime | undefined, windowEndUtc: WallTime): Promise<void> {
+export async function storedHorizon(db: Kysely<DB>): Promise<WallTime | null> {
   await firstRuns.get(db)
   let known = cached(db)
-  if (known?.until && known.until >= windowEndUtc) return
   if (!known || known.until === null) {
     known = await readHorizon(db, undefined)
     remember(db, known)
   }
-  if (known.until === null || known.until >= windowEndUtc) return
-  const firstYear = Number((windowStartUtc && windowStartUtc > known.until ? windowStartUtc : known.until).slice(0, 4))
-  const lastYear = Math.min(Number(windowEndUtc.slice(0, 4)), firstYear + MAX_LAZY_YEARS - 1)
-  const wanted: number[] = []
-  for (let y = firstYear; y <= lastYear; y++) if (!known.years.includes(y)) wanted.push(y)
-  wanted.splice(Math.max(0, MAX_STORED_YEARS - known.years.length))
-  if (wanted.length === 0) return
-  // Joined when the list runs in a transaction already (a call in the host's, `withTransaction`);
-  // what it stores then commits or rolls back with it, and is remembered for that transaction only.
-  const store = async (trx: Transaction<DB>) => {
-    const stored = await readHorizon(trx, 'update')
-    const missing = wanted.filter((y) => !stored.years.includes(y)).slice(0, Math.max(0, MAX_STORED_YEARS - stored.years.length))
-    if (missing.length === 0) return stored
-    const until = stored.until ?? targetHorizon(new Date())
-    const series = await seriesRows(trx, true)
-    for (const year of missing) {
-      const from = new Date(Math.max(yearStart(year).getTime(), asDate(until).getTime() + 1000))
-      await insertRows(trx, series.flatMap((s) => occurrenceRows(s, from, yearEnd(year))))
-    }
-    await trx.insertInto('event_occurrence_years').values(missing.map((year) => ({ year }))).onConflict((oc) => oc.column('year').doNothing()).execute()
-    return { until: stored.until, years: [...stored.years, ...missing].sort((a, b) => a - b) }
-  }
-  const stored = db.isTransaction ? await store(db as Transaction<DB>) : await db.transaction().execute(store)
-  horizons.set(db, stored)
+  return known.until
 }
 
 // The horizon last seen per calendar database (Kysely instance). It only grows, so a stale value
-// costs one statement, never a wrong list.
+// only makes a list compute occurrences that are stored already (the list drops those), never a
+// wrong list.
 const horizons = new WeakMap<object, Horizon>()
 const firstRuns = new WeakMap<object, Promise<void>>()
 
@@ -331,7 +293,7 @@ export interface HorizonJob {
  * waits for a call rather than running at start-up: a process that only runs a script writes
  * nothing it does not ask for, and two calendars sharing one PGlite instance (one session) do not
  * interleave a background statement with the other's calls. A failed run (database away) is
- * retried at the next day; lists past the stored horizon meanwhile store their own years.
+ * retried at the next day; lists compute what lies past the stored horizon meanwhile.
  */
 export function keepExtending(db: Kysely<DB>, now: () => Date): HorizonJob {
   let running: Promise<void> = Promise.resolve()

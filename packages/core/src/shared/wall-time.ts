@@ -172,7 +172,8 @@ export function utcToWall(utc: WallTime, tz: string): WallTime {
   return `${pad(z.getFullYear(), 4)}-${pad(z.getMonth() + 1)}-${pad(z.getDate())} ${pad(z.getHours())}:${pad(z.getMinutes())}:${pad(z.getSeconds())}`
 }
 
-function offsetMinutesAt(ms: number, tz: string): number {
+/** Minutes east of UTC of zone `tz` at instant `ms` (validated zones only). */
+export function offsetMinutesAt(ms: number, tz: string): number {
   const fixed = fixedOffsetMinutes(tz)
   if (fixed !== null) return fixed
   if (intlKnows(tz)) return tzOffset(tz, new Date(ms))

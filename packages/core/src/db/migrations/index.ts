@@ -14,6 +14,7 @@ import { eventExceptions } from './0015-event-exceptions.js'
 import { seriesIndex } from './0016-series-index.js'
 import { seriesSplit } from './0017-series-split.js'
 import { changeCheck } from './0018-change-check.js'
+import { farOccurrences } from './0019-far-occurrences.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -34,4 +35,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016-series-index': seriesIndex,
   '0017-series-split': seriesSplit,
   '0018-change-check': changeCheck,
+  '0019-far-occurrences': farOccurrences,
 }
