@@ -93,7 +93,7 @@ export function occurrenceRows(series: SeriesRow, from?: Date, to?: Date, limit 
   return rowsOf(series, found, toUtc)
 }
 
-function rowsOf(series: SeriesRow, found: readonly Occurrence[], toUtc: (wall: WallTime) => WallTime) {
+function rowsOf(series: SeriesRow, found: readonly Occurrence[], toUtc: (wall: WallTime) => WallTime = (w) => wallToUtc(w, series.timezone)) {
   const lengthMs = utcWallToEpochMs(wallFromDb(series.end_local)) - utcWallToEpochMs(wallFromDb(series.start_local))
   const rows = []
   for (const o of found) {
