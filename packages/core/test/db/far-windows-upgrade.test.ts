@@ -1,9 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
-import { openDatabase } from '../../src/db/create-db.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
-import { MIGRATIONS } from '../../src/db/migrations/index.js'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
 import { BACKEND } from '../../../../test-support/test-db.js'
 
@@ -38,13 +35,7 @@ async function ownDatabase(): Promise<{ database: NonNullable<CalendarOptions['d
 describe(`upgrading an install that stored far years (${BACKEND})`, () => {
   it('deletes the far rows of open-ended series, keeps changed places and bounded series, drops the years', async () => {
     const own = await ownDatabase()
-    // The schema as the previous version left it: every migration up to this one.
-    const handle = await openDatabase(own.database)
-    const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0019'))
-    await migrateToLatest(handle.db, 'cal_events', before)
-    await handle.close()
-
-    let calendar: Calendar = await createCalendar({ database: own.database, migrate: false, now: () => NOW })
+    let calendar: Calendar = await createCalendar({ database: own.database, migrate: true, now: () => NOW })
     const open = await calendar.events.create({
       title: 'Weekly forever', start_date: '2026-12-07 18:00:00', end_date: '2026-12-07 19:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'],
     } as any)
@@ -53,7 +44,10 @@ describe(`upgrading an install that stored far years (${BACKEND})`, () => {
     } as any)
     await calendar.events.updateOccurrence(open.id, '20400102T180000Z', { title: 'Moved far' } as any)
     await calendar.close()
-    // What far lists of the previous version stored: the year 2040 of the open-ended series.
+    // The database as the previous version left it (before migration 0019), with what its far
+    // lists stored: the year 2040 of the open-ended series, recorded in event_occurrence_years.
+    await own.sql(`delete from cal_events.cal_migrations where name = '0019-far-occurrences'`)
+    await own.sql(`create table cal_events.event_occurrence_years (year integer primary key)`)
     await own.sql(`insert into cal_events.event_occurrence_years values (2040)`)
     await own.sql(`insert into cal_events.event_occurrences (series_id, occurrence_key, start_local, end_local, start_utc, end_utc, status, language,
         featured, hide_from_listings, venue_id, date_utc, author_id)
