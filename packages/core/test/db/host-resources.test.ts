@@ -100,6 +100,34 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
   })
 
+  it('survives the server dropping a connection the calendar holds: the call fails, the broken connection is not handed back', async () => {
+    const blocker = new pg.Client({ connectionString: scratch.url, application_name: 'test-blocker' })
+    await blocker.connect()
+    try {
+      await blocker.query('begin; lock table cal_events.events in access exclusive mode')
+      const waiting = calendar.events.list()
+      waiting.catch(() => {})
+      // The calendar's statement, waiting for the lock on a connection of the host's pool.
+      let pid: number | undefined
+      for (let i = 0; i < 200 && pid === undefined; i++) {
+        const { rows } = await admin.query<{ pid: number }>(
+          `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and application_name = 'host-app'`,
+        )
+        pid = rows[0]?.pid
+        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect(pid).toBeDefined()
+      await admin.query('select pg_terminate_backend($1)', [pid])
+      await expect(waiting).rejects.toThrow(/terminat/i)
+    } finally {
+      await blocker.query('rollback')
+      await blocker.end()
+    }
+    // Every connection the host gets now works and is as the host set it.
+    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+    expect((await calendar.events.list()).events.length).toBeGreaterThan(0)
+  })
+
   it('commits a calendar write and a host row together', async () => {
     const client = await pool.connect()
     let id: number
