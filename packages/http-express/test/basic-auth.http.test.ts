@@ -132,4 +132,11 @@ describe('failed logins are rate-limited per client (issue 28)', () => {
     expect((await get(`Bearer ${token}`)).status).toBe(200)
     expect((await get(basic(`ed:${token}`))).status).toBe(200)
   })
+
+  it('limits nobody when the adapter names no client: one shared count would lock every caller out', async () => {
+    const handle = (authorization: string) =>
+      calendar.handle({ method: 'GET', path: '/cal/events/v1/events', query: '', headers: { authorization }, origin: 'http://cal.test' })
+    for (let i = 0; i < 5; i++) expect((await handle(`Bearer ${token}x`)).status).toBe(401)
+    expect((await handle(`Bearer ${token}`)).status).toBe(200)
+  })
 })

@@ -92,7 +92,8 @@ export interface CalendarOptions {
    * Failed logins (a well-formed Bearer token or Basic `login:token` that is wrong, unknown,
    * revoked or expired) one client may make per window before every request with credentials
    * gets 429 until the window ends. Default 10 per 60 s, remembering at most 10,000 clients. Not
-   * used with an `authenticate` hook (the host checks its own credentials).
+   * used with an `authenticate` hook (the host checks its own credentials), nor for requests that
+   * name no `client` (one count shared by all would lock everybody out).
    */
   loginGuesses?: { attempts?: number; windowMs?: number; maxKeys?: number }
   /**

@@ -45,8 +45,10 @@ export async function resolvePrincipal(
   logins?: GuessLimiter,
 ): Promise<Principal | null> {
   if (options.authenticate) return (await options.authenticate(request)) ?? null
-  const key = request.client ?? ''
-  const guard = logins && { check: () => logins.check(key, options.now().getTime()), fail: () => logins.fail(key, options.now().getTime()) }
+  const key = request.client
+  // Without a client address every caller would share one count, and ten bad tokens from anybody
+  // would lock everybody out: such an adapter gets no limit.
+  const guard = logins && key ? { check: () => logins.check(key, options.now().getTime()), fail: () => logins.fail(key, options.now().getTime()) } : undefined
   return authenticateBearer(db, header(request, 'authorization'), guard)
 }
 
