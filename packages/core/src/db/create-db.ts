@@ -81,6 +81,7 @@ function openPostgres(
  */
 function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const hostPool = options.pool
+  if (typeof hostPool?.connect !== 'function') throw new TypeError('Invalid calendar options: database.pool: expected a pg.Pool.')
   const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
   const probe = hostPoolProbe(hostPool, 3000)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
