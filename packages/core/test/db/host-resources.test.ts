@@ -211,6 +211,10 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     }
   })
 
+  it('refuses a database.pool that is not a pool, naming the option', async () => {
+    await expect(createCalendar({ database: { pool: {} as never } })).rejects.toThrow(/database\.pool: expected a pg\.Pool/)
+  })
+
   it('never closes the host pool', async () => {
     const other = await createCalendar({ database: { pool }, migrate: false })
     await other.events.list()
