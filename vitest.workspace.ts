@@ -2,6 +2,13 @@ import { defineConfig } from 'vitest/config'
 
 // Vitest 4 no longer reads workspace files; this is a normal config with `test.projects`,
 // named for the design card. The root `pnpm test` points at it.
+// Adapter-level HTTP tests that speak only HTTP (through test-support/http.ts), so they hold for any adapter.
+// (host-header stays Express's: fetch servers answer a malformed Host before any handler sees it.)
+const FETCH_CONTRACT_FILES = [
+  ...['events', 'venues', 'organizers', 'terms', 'etag', 'cors', 'idempotency', 'samples', 'wp-compat', 'discovery', 'visibility', 'sync'],
+  ...['ical', 'response-cache', 'html-sanitising', 'basic-auth', 'token-expiry', 'allow-cache', 'recurrence'],
+]
+
 export default defineConfig({
   ssr: { resolve: { conditions: ['source'] } },
   test: {
@@ -34,6 +41,17 @@ export default defineConfig({
           name: 'http',
           include: ['packages/http-express/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
           env: { CAL_TEST_BACKEND: 'postgres' },
+          isolate: false,
+        },
+      },
+      {
+        // The HTTP contract suite again, through the fetch adapter (@cal-events/http-fetch) served
+        // by Node's http via @hono/node-server: the same requests must get the same answers.
+        extends: true,
+        test: {
+          name: 'http-fetch',
+          include: [...FETCH_CONTRACT_FILES.map((f) => `packages/http-express/test/${f}.http.test.ts`), 'packages/http-fetch/test/**/*.test.ts'],
+          env: { CAL_TEST_BACKEND: 'postgres', CAL_HTTP_ADAPTER: 'fetch' },
           isolate: false,
         },
       },

@@ -1,7 +1,13 @@
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
+import { getRequestListener } from '@hono/node-server'
 import type { Calendar } from '@cal-events/core'
 import { createCalendarRouter } from '@cal-events/http-express'
+import { createFetchHandler } from '@cal-events/http-fetch'
+
+/** The adapter the HTTP contract tests run against: `CAL_HTTP_ADAPTER=fetch` (the `http-fetch` project), else Express. */
+export const ADAPTER: 'express' | 'fetch' = process.env.CAL_HTTP_ADAPTER === 'fetch' ? 'fetch' : 'express'
 
 /** A response as tests read it. */
 export interface TestResponse {
@@ -18,12 +24,23 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-/** Starts `express()` + `createCalendarRouter(calendar)` on 127.0.0.1:0. */
-export async function startServer(calendar: Calendar, mount = ''): Promise<TestServer> {
-  const app = express()
-  app.use(mount || '/', createCalendarRouter(calendar))
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
+/**
+ * Starts the calendar on 127.0.0.1:0 behind the adapter under test: `express()` +
+ * `createCalendarRouter(calendar)`, or `createFetchHandler(calendar)` served by Node's http through
+ * @hono/node-server (as a Hono or plain fetch app runs on Node).
+ */
+export async function startServer(calendar: Calendar, mount = '', adapter = ADAPTER): Promise<TestServer> {
+  let handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
+  if (adapter === 'fetch') {
+    const fetchHandler = createFetchHandler(calendar, { basePath: mount })
+    handler = getRequestListener(fetchHandler, { overrideGlobalObjects: false })
+  } else {
+    const app = express()
+    app.use(mount || '/', createCalendarRouter(calendar))
+    handler = app
+  }
+  const server = await new Promise<Server>((resolve) => {
+    const s = createServer(handler).listen(0, '127.0.0.1', () => resolve(s))
   })
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}/cal/events/v1`
   return {

@@ -1,7 +1,7 @@
 import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { CalendarError, eventLoopDelay, NAMESPACE, WP_NAMESPACE, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { bodyReadError, calendarPrefixes, eventLoopDelay, responseText, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
 import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */
@@ -45,12 +45,12 @@ function send(req: Request, res: Response, response: CalendarResponse): void {
   // res.send() would rewrite the contract's `charset=UTF-8`; write the body ourselves. As a string,
   // Node sends it in one write with the headers and never copies it into a Buffer first.
   res.status(response.status).set(response.headers)
+  const text = responseText(response)
   // A preflight answer (204) has no body at all.
-  if (response.text === undefined && response.body === undefined) {
+  if (text === undefined) {
     res.end()
     return
   }
-  const text = response.text ?? JSON.stringify(response.body)
   res.set('Content-Length', String(Buffer.byteLength(text, 'utf8')))
   if (req.method === 'HEAD') res.end()
   else res.end(text, 'utf8')
@@ -89,7 +89,7 @@ function defaultOrigin(req: Request): string {
 export function createCalendarRouter(calendar: Calendar, options: CalendarRouterOptions = {}): Router {
   const router = Router()
   // With `wpCompat` the reference plugin's path is served too, by the same handler.
-  const prefixes = calendar.options.wpCompat ? [`/${NAMESPACE}`, `/${WP_NAMESPACE}`] : [`/${NAMESPACE}`]
+  const prefixes = calendarPrefixes(calendar.options)
   // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
   const readBody = express.raw({ type: () => true, limit: calendar.options.maxBodyBytes })
   /** What the calendar reads of every request; the fast path reads nothing else. */
@@ -136,19 +136,9 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
   })
   router.use(prefixes, (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err)
-    const status = (err as { status?: number; type?: string }).status
-    const type = (err as { type?: string }).type
-    // Failures of Express's body reader, told in the calendar's own error shape.
-    const mapped =
-      status === 413
-        ? new CalendarError('PAYLOAD_TOO_LARGE', 'The request body is too large.')
-        : type === 'encoding.unsupported' || type === 'charset.unsupported'
-          ? new CalendarError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding.')
-          : status !== undefined && status >= 400 && status < 500
-            ? new CalendarError('INVALID_JSON', 'The request body could not be read.')
-            : err
-    // With the request, so a browser on a CORS-listed origin can read this answer too.
-    send(req, res, calendar.toErrorResponse(mapped, calendarRequest(req)))
+    // Failures of Express's body reader, told in the calendar's own error shape; with the
+    // request, so a browser on a CORS-listed origin can read this answer too.
+    send(req, res, calendar.toErrorResponse(bodyReadError(err), calendarRequest(req)))
   })
   return router
 }

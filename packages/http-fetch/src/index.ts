@@ -1,0 +1,155 @@
+import { calendarPrefixes, readRequestBody, responseText, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+
+/** Options of the fetch adapter. */
+export interface FetchHandlerOptions {
+  /** The path the handler is mounted under (`/api`): requests arrive with it, `rest_url`s keep it. Default: none. */
+  basePath?: string
+  /**
+   * The origin of `rest_url`s. Default: the request URL's protocol and the `Host` header as sent
+   * (else the URL's host); `X-Forwarded-*` never count. Behind a proxy, return the public origin here.
+   */
+  origin?: (request: Request) => string
+  /** The client's address (password guesses are counted per client). Default: read from the handler's second argument, else none. */
+  client?: (request: Request, context?: unknown) => string | undefined
+}
+
+/**
+ * The calendar as a fetch handler. The optional second argument is what the runtime passes beside
+ * the request (Deno's `info`, @hono/node-server's `env`): the client's address is read from it.
+ */
+export type FetchHandler = (request: Request, context?: unknown) => Promise<Response>
+
+/**
+ * The fetch `Request` behind a calendar request, for an `authenticate` hook that reads the host's
+ * session cookie or header; `undefined` when the request did not come through this adapter.
+ *
+ * @example
+ * const calendar = await createCalendar({
+ *   authenticate: (request) => principalOf(fetchRequest(request)?.headers.get('cookie')),
+ * })
+ */
+export function fetchRequest(request: { native?: unknown }): Request | undefined {
+  const native = request.native as Request | undefined
+  // Duck-typed: runtimes and servers (@hono/node-server) bring their own Request classes.
+  return typeof native === 'object' && native !== null && typeof native.url === 'string' && typeof native.headers?.get === 'function' && !('app' in native) ? native : undefined
+}
+
+/** The client's address from what Deno (`info.remoteAddr`) or @hono/node-server (`env.incoming`) pass beside the request. */
+function clientOf(context: unknown): string | undefined {
+  const c = context as { remoteAddr?: { hostname?: unknown }; incoming?: { socket?: { remoteAddress?: unknown } } } | undefined
+  const address = c?.remoteAddr?.hostname ?? c?.incoming?.socket?.remoteAddress
+  return typeof address === 'string' ? address : undefined
+}
+
+/** A streamed text answer (an iCalendar feed) as bytes, produced as the client reads. */
+function streamed(source: NonNullable<CalendarResponse['stream']>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+  const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+  const encoder = new TextEncoder()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await iterator.next()
+        if (next.done) controller.close()
+        else controller.enqueue(encoder.encode(next.value))
+      } catch (err) {
+        // The status line is sent: a failure part-way can only cut the response short.
+        onError(err)
+        controller.error(err)
+      }
+    },
+    async cancel() {
+      // The client went away: no error, but the producer stops (its database cursor is released).
+      await iterator.return?.()
+    },
+  })
+}
+
+/** `handle`'s answer as a `Response`, with the bytes and headers the Express adapter writes. */
+function toResponse(method: string, response: CalendarResponse, onError: (err: unknown) => void): Response {
+  const headers = new Headers(response.headers)
+  if (response.stream) {
+    return new Response(method === 'HEAD' ? null : streamed(response.stream, onError), { status: response.status, headers })
+  }
+  const text = responseText(response)
+  if (text === undefined) return new Response(null, { status: response.status, headers })
+  const bytes = new TextEncoder().encode(text)
+  headers.set('Content-Length', String(bytes.byteLength))
+  return new Response(method === 'HEAD' ? null : bytes, { status: response.status, headers })
+}
+
+/**
+ * A fetch handler serving the calendar under `<basePath>/cal/events/v1` (and
+ * `/wp-json/tribe/events/v1` with `wpCompat`), answering exactly as the Express adapter does.
+ * Other paths get the calendar's `404 rest_no_route`.
+ *
+ * @example
+ * const handler = createFetchHandler(calendar, { basePath: '/api' })
+ * app.all('/api/*', (c) => handler(c.req.raw, c.env))        // Hono
+ * export { handler as GET, handler as POST }                 // Next.js: app/api/[...path]/route.ts
+ */
+export function createFetchHandler(calendar: Calendar, options: FetchHandlerOptions = {}): FetchHandler {
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '')
+  const prefixes = calendarPrefixes(calendar.options)
+  const lowerPrefixes = prefixes.map((p) => p.toLowerCase())
+  const onError = (err: unknown) => calendar.options.onError?.(err)
+  // With the cache off, or callers told apart by a host hook, there is never a kept answer to find.
+  const fastPath = calendar.options.responseCache !== false && !calendar.options.authenticate
+
+  /** The request line as the Express adapter builds it: the calendar's path below the mount, raw query, headers. */
+  function requestLine(request: Request, url: URL): CalendarRequest | undefined {
+    let below = url.pathname
+    if (basePath) {
+      // As Express's mounting: a whole path segment, case-insensitive.
+      if (below.slice(0, basePath.length).toLowerCase() !== basePath.toLowerCase()) return undefined
+      below = below.slice(basePath.length)
+      if (below !== '' && below[0] !== '/') return undefined
+    }
+    const lower = below.toLowerCase()
+    const at = lowerPrefixes.findIndex((p) => lower === p || lower.startsWith(`${p}/`))
+    if (at === -1) return undefined
+    const matched = below.slice(0, prefixes[at]!.length)
+    // Express names the prefix by the path as sent; one in other letters is answered in the first namespace.
+    const prefix = prefixes.find((p) => p === matched) ?? prefixes[0]!
+    const rest = below.slice(matched.length)
+    const host = request.headers.get('host')
+    return {
+      method: request.method,
+      path: `${prefix}${rest === '/' ? '' : rest}`,
+      query: url.search.slice(1),
+      headers: Object.fromEntries(request.headers),
+      // An empty or malformed Host is passed on for the calendar to refuse (400); as in the
+      // Express adapter, a `/`, `?`, `#` or `\\` in it is escaped so it cannot read as a path.
+      origin: options.origin ? options.origin(request) : `${url.protocol}//${(host ?? url.host).replace(/[/?#\\]/g, encodeURIComponent)}`,
+      mountPath: basePath,
+    }
+  }
+
+  return async function handleFetch(request: Request, context?: unknown): Promise<Response> {
+    const url = new URL(request.url)
+    const line = requestLine(request, url)
+    const client = (options.client ? options.client(request, context) : clientOf(context)) ?? ''
+    if (!line) {
+      // Outside the calendar's paths: its own "no route" answer, as under its namespace.
+      const lost: CalendarRequest = { method: request.method, path: url.pathname, query: '', headers: Object.fromEntries(request.headers), mountPath: basePath, client }
+      return toResponse(request.method, await calendar.handle(lost), onError)
+    }
+    // The hot-read cache's fast path first: a kept anonymous answer, without reading the body.
+    if (fastPath && (request.method === 'GET' || request.method === 'HEAD')) {
+      const answer = await calendar.cachedAnswer(line)
+      if (answer) return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers })
+    }
+    const full: CalendarRequest = { ...line, client, native: request }
+    if (request.body) {
+      try {
+        full.body = await readRequestBody(
+          request.body as unknown as AsyncIterable<Uint8Array>,
+          { contentEncoding: request.headers.get('content-encoding'), contentLength: request.headers.get('content-length') },
+          calendar.options.maxBodyBytes,
+        )
+      } catch (err) {
+        return toResponse(request.method, calendar.toErrorResponse(err, full), onError)
+      }
+    }
+    return toResponse(request.method, await calendar.handle(full), onError)
+  }
+}
