@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { pruneIdempotencyKeys } from '../api/idempotency.js'
+import { foldTermCounts } from '../terms/term-counts.js'
 
 // The calendar's change record and the one place that reads it (docs/change-tracking.md).
 // Migration 0007 creates the log, its triggers and `cal_changed_since`; this module decides what a
@@ -99,8 +100,9 @@ export async function pruneChanges(db: Kysely<DB>, retentionMs = CHANGE_RETENTIO
  * at the next hour: the log only grows meanwhile.
  */
 export function keepPruning(db: Kysely<DB>, retentionMs = CHANGE_RETENTION_MS): () => void {
-  // Idempotency keys (24 h) are pruned on the same clock.
-  const prune = () => Promise.all([pruneChanges(db, retentionMs), pruneIdempotencyKeys(db)])
+  // Idempotency keys (24 h) are pruned on the same clock, and term count deltas a calendar that
+  // stopped writing left unfolded are folded.
+  const prune = () => Promise.all([pruneChanges(db, retentionMs), pruneIdempotencyKeys(db), foldTermCounts(db)])
   const timer = setInterval(() => prune().catch(() => {}), PRUNE_EVERY_MS)
   timer.unref?.()
   return () => clearInterval(timer)

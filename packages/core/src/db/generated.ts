@@ -77,6 +77,11 @@ export interface CalSyncSecret {
   secret: Generated<string>;
 }
 
+export interface CalTermCountDeltas {
+  delta: number;
+  term_id: number;
+}
+
 export interface EventOccurrenceHorizon {
   one: Generated<boolean>;
   until: string | null;
@@ -234,6 +239,7 @@ export interface DB {
   cal_idempotency_keys: CalIdempotencyKeys;
   cal_row_changes: CalRowChanges;
   cal_sync_secret: CalSyncSecret;
+  cal_term_count_deltas: CalTermCountDeltas;
   event_occurrence_horizon: EventOccurrenceHorizon;
   event_occurrences: EventOccurrences;
   event_organizers: EventOrganizers;

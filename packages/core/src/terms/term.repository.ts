@@ -10,7 +10,13 @@ import type { TermRow } from './term.serializer.js'
 type Db = Kysely<DB> | Transaction<DB>
 type TermsQuery = SelectQueryBuilder<DB & { t: DB['terms'] }, 't', object>
 
-const TERM_COLUMNS = ['t.id', 't.taxonomy', 't.name', 't.slug', 't.description', 't.parent_id', 't.count', 't.language'] as const
+/**
+ * A term's count (published events carrying it): the folded base plus the deltas writes appended
+ * since (migration 0020, docs/term-counts.md), read in one snapshot.
+ */
+export const termCountSql = sql<number>`(t.count + coalesce((select sum(d.delta) from cal_term_count_deltas d where d.term_id = t.id), 0))::int`
+
+const TERM_COLUMNS = ['t.id', 't.taxonomy', 't.name', 't.slug', 't.description', 't.parent_id', termCountSql.as('count'), 't.language'] as const
 
 /** One term of a taxonomy, any language; `undefined` when the id is not such a term. */
 export async function findTerm(db: Db, taxonomy: Taxonomy, id: number, forUpdate = false): Promise<TermRow | undefined> {
@@ -115,7 +121,7 @@ export function termListQuery(db: Kysely<DB>, f: TermListFilters): TermsQuery {
     })
     .$if(f.include !== undefined, (q) => q.where('t.id', 'in', [...f.include!]))
     .$if(f.exclude !== undefined, (q) => q.where('t.id', 'not in', [...f.exclude!]))
-    .$if(f.hideEmpty, (q) => q.where('t.count', '>', 0))
+    .$if(f.hideEmpty, (q) => q.where(termCountSql, '>', 0))
     .$if(f.parent === null, (q) => q.where('t.parent_id', 'is', null))
     .$if(typeof f.parent === 'number', (q) => q.where('t.parent_id', '=', f.parent!))
     .$if(f.eventId !== undefined, (q) =>
@@ -151,7 +157,7 @@ export async function termShownTo(db: Db, id: number, scope: ListScope): Promise
 }
 
 function termShownSqlFor(scope: ListScope) {
-  return sql<SqlBool>`(t.count > 0
+  return sql<SqlBool>`(${termCountSql} > 0
     or not exists (select 1 from event_terms et0 where et0.term_id = t.id)
     or exists (select 1 from event_terms et1 join events ev1 on ev1.id = et1.event_id
                where et1.term_id = t.id and ${readableInScopeSql(scope, 'ev1', { trashHidden: true })}))`
@@ -167,7 +173,7 @@ export function orderTermList(qb: TermsQuery, f: TermListFilters) {
       case 'slug':
         return qb.orderBy('t.slug', dir)
       case 'count':
-        return qb.orderBy('t.count', dir)
+        return qb.orderBy(termCountSql, dir)
       case 'description':
         return qb.orderBy(sql`lower(t.description)`, dir).orderBy('t.description', dir)
       // Every term is in group 0, so only the tie-break remains.

@@ -11,7 +11,8 @@ const REFERENCE = {
   venue: `(select to_json(obj) from (select v.*, ${IMAGE('v.image_id')} as image from venues v where v.id = e.venue_id and v.status <> 'trash') obj)`,
   organizers: `(select coalesce(json_agg(agg), '[]') from (select o.*, ${IMAGE('o.image_id')} as image from event_organizers eo
     join organizers o on o.id = eo.organizer_id where eo.event_id = e.id and o.status <> 'trash' order by eo.position, o.id) agg)`,
-  terms: `(select coalesce(json_agg(agg), '[]') from (select t.id, t.taxonomy, t.name, t.slug, t.description, t.parent_id, t.count
+  terms: `(select coalesce(json_agg(agg), '[]') from (select t.id, t.taxonomy, t.name, t.slug, t.description, t.parent_id,
+    (t.count + coalesce((select sum(d.delta) from cal_term_count_deltas d where d.term_id = t.id), 0))::int as count
     from event_terms et join terms t on t.id = et.term_id where et.event_id = e.id order by t.name, t.id) agg)`,
 }
 // Called once for all events, as a list page does.

@@ -15,6 +15,7 @@ import { seriesIndex } from './0016-series-index.js'
 import { seriesSplit } from './0017-series-split.js'
 import { changeCheck } from './0018-change-check.js'
 import { farOccurrences } from './0019-far-occurrences.js'
+import { termCountDeltas } from './0020-term-count-deltas.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -36,4 +37,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017-series-split': seriesSplit,
   '0018-change-check': changeCheck,
   '0019-far-occurrences': farOccurrences,
+  '0020-term-count-deltas': termCountDeltas,
 }
