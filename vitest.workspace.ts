@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 // Vitest 4 no longer reads workspace files; this is a normal config with `test.projects`,
 // named for the design card. The root `pnpm test` points at it.
@@ -8,6 +8,24 @@ const FETCH_CONTRACT_FILES = [
   ...['events', 'venues', 'organizers', 'terms', 'etag', 'cors', 'idempotency', 'samples', 'wp-compat', 'discovery', 'visibility', 'sync'],
   ...['ical', 'response-cache', 'html-sanitising', 'basic-auth', 'token-expiry', 'allow-cache', 'recurrence'],
 ]
+
+// `pnpm test:fast` (CAL_TEST_FAST=1): the edit-test loop. Unit tests, the database tests on PGlite
+// and the HTTP contract tests, without what costs minutes and checks no single change's logic:
+// fuzzing, the boundary sweep, browsers, linting the document, database faults on private servers,
+// child processes, and packing. `pnpm test` (CI) runs everything.
+const FAST = process.env.CAL_TEST_FAST === '1'
+const SLOW_FILES = [
+  '**/fuzz.http.test.ts',
+  '**/boundary-sweep.http.test.ts',
+  '**/*.browser.test.ts',
+  '**/openapi-lint.http.test.ts',
+  '**/openapi-prism.http.test.ts',
+  '**/commit-outcome.http.test.ts',
+  '**/write-outcome.http.test.ts',
+  '**/db-faults.http.test.ts',
+  'examples/**',
+]
+const fastExclude = [...configDefaults.exclude, ...(FAST ? SLOW_FILES : [])]
 
 export default defineConfig({
   ssr: { resolve: { conditions: ['source'] } },
@@ -40,6 +58,7 @@ export default defineConfig({
         test: {
           name: 'http',
           include: ['packages/http-express/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          exclude: fastExclude,
           env: { CAL_TEST_BACKEND: 'postgres' },
           isolate: false,
         },
