@@ -13,6 +13,8 @@ export interface ConsumerReport {
   listTotal: number
   listTotalHeader: string | null
   listedIds: number[]
+  /** Read straight off a plain list's items: no narrowing (sync walks have their own path and type). */
+  listedTitles: string[]
   bySlugId: number
   featuredAfterUpdate: boolean | null
   venueAfterUnlink: Event['venue']
@@ -74,6 +76,7 @@ export async function runConsumer(baseUrl: string, token: string): Promise<Consu
     listTotal: page.total,
     listTotalHeader: list.response.headers.get('X-Cal-Total'),
     listedIds: page.events.map((e) => e.id),
+    listedTitles: page.events.map((e) => e.title),
     bySlugId: bySlug.id,
     featuredAfterUpdate: updated.featured,
     venueAfterUnlink: updated.venue,

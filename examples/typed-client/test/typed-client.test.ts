@@ -49,6 +49,7 @@ describe('a client generated from the served OpenAPI document (openapi-typescrip
     const { runConsumer } = (await import(consumer)) as { runConsumer(baseUrl: string, token: string): Promise<Record<string, any>> }
     const report = await runConsumer(serverUrl, token)
     expect(report.listedIds).toEqual([report.created.event])
+    expect(report.listedTitles).toEqual(['Typed Meetup'])
     expect(report.listTotal).toBe(1)
     expect(report.listTotalHeader).toBe('1')
     expect(report.bySlugId).toBe(report.created.event)

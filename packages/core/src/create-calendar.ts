@@ -27,7 +27,7 @@ import { linkedListArgs, linkedWriteArgs } from './linked/linked.args.js'
 import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CachedAnswer, CalendarRequest, CalendarResponse } from './http/request.js'
-import { compileRoute, type RouteDef } from './http/routes.js'
+import { compileRoute, syncRoutes, type RouteDef } from './http/routes.js'
 import { followingArgs, overrideArgs } from './events/occurrence.operations.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
 import { feedArgs } from './ical/ical.operations.js'
@@ -310,6 +310,11 @@ export async function createCalendar(input: CalendarOptions = {}): Promise<Calen
     ...termRoutes(TAG, tags, ns),
     ...icalRoutes(ical, ns),
     ...occurrenceRoutes(events, ns),
+    ...syncRoutes([
+      { path: `${ns}/events`, sync: events.sync },
+      { path: `${ns}/venues`, sync: venues.sync },
+      { path: `${ns}/organizers`, sync: organizers.sync },
+    ]),
   ]
   const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator)
 

@@ -48,6 +48,10 @@ for (const variant of ['A', 'B'] as const) {
         `${ns}/events/by-slug/(?P<slug>[^/]+)/ical`,
         `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)`,
         `${ns}/events/(?P<id>\\d+)/occurrences/(?P<key>[^/]+)/following`,
+        // Sync walks on their own paths (issue 29 item 11).
+        `${ns}/events/sync`,
+        `${ns}/venues/sync`,
+        `${ns}/organizers/sync`,
       ])
       expect(res.body.namespace).toBe('cal/events/v1')
       const root = res.body.routes[ns]
@@ -77,7 +81,7 @@ for (const variant of ['A', 'B'] as const) {
         '/', '/doc', '/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/venues/{id}', '/venues/by-slug/{slug}',
         '/organizers', '/organizers/{id}', '/organizers/by-slug/{slug}', '/categories', '/categories/{id}', '/tags', '/tags/{id}',
         '/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical', '/events/{id}/occurrences/{key}',
-        '/events/{id}/occurrences/{key}/following',
+        '/events/{id}/occurrences/{key}/following', '/events/sync', '/venues/sync', '/organizers/sync',
       ])
       for (const name of ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']) {
         expect(doc.components.schemas).toHaveProperty(name)

@@ -104,7 +104,7 @@ describe('the OpenAPI document holds for a replay of real requests through a val
   // matches it against `/events/{id}` with an empty id.
   /** The JSON body of a response, for a test's reading. */
   const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json()
-  const relative = (url: string) => url.slice(server.base.length).replace(/^(\/\w+)\/\?/, '$1?')
+  const relative = (url: string) => url.slice(server.base.length).replace(/\/\?/, '?')
 
   it('passes every replayed request and response with 0 violations', async () => {
     const window = 'start_date=2027-01-01&end_date=2027-12-31'
@@ -136,7 +136,7 @@ describe('the OpenAPI document holds for a replay of real requests through a val
     ]
     for (const path of reads) expect.soft((await send('GET', path)).status, path).toBeLessThan(400)
     // A sync walk, its pages and a delta with a tombstone.
-    let page = await json(send('GET', '/events?sync=1&per_page=3'))
+    let page = await json(send('GET', '/events/sync?per_page=3'))
     let token: string | undefined
     for (let guard = 0; guard < 10 && !token; guard++) {
       token = page.next_sync_token
@@ -146,7 +146,8 @@ describe('the OpenAPI document holds for a replay of real requests through a val
     expect.soft(token).toBeTruthy()
     if (token) await send('DELETE', `/events/${ids.events[1]}`, { token: admin })
     // The same caller as the walk (a token is bound to its caller): the trashed event is a tombstone.
-    if (token) expect.soft((await send('GET', `/events?sync_token=${encodeURIComponent(token)}`)).status).toBe(200)
+    if (token) expect.soft((await send('GET', `/events/sync?sync_token=${encodeURIComponent(token)}`)).status).toBe(200)
+    expect((await send('GET', '/venues/sync')).status).toBe(200)
     // Writes of every kind, as an administrator.
     const created = await json(send('POST', '/events', { token: admin, body: { title: 'Replay', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00', categories: ['Jazz'], venue: { venue: 'Pier', city: 'Bay' } } }))
     await send('POST', `/events/${created.id}`, { token: admin, body: { featured: true } })

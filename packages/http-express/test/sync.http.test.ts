@@ -97,6 +97,33 @@ describe('sync tokens over HTTP', () => {
     expect(refused.body.code).toBe('rest_sync_token_invalid')
   })
 
+  it('walks on a path of its own: /events/sync starts a walk, keeps its links there, and its token answers a delta there and on the list', async () => {
+    let res = await server.request('GET', '/events/sync?per_page=2')
+    expect(res.status).toBe(200)
+    expect(res.body.next_rest_url.startsWith(`${server.base}/events/sync/?`)).toBe(true)
+    const seen: number[] = res.body.events.map((e: { id: number }) => e.id)
+    for (let guard = 0; guard < 10 && res.body.next_rest_url; guard++) {
+      res = await server.request('GET', `/events/sync${new URL(res.body.next_rest_url).search}`)
+      seen.push(...res.body.events.map((e: { id: number }) => e.id))
+    }
+    const token = res.body.next_sync_token as string
+    expect(token).toBe(res.headers.get('x-cal-next-sync-token'))
+    const listed = await calendar.events.list({ start_date: '2000-01-01', end_date: '2100-01-01', per_page: 50 })
+    expect(seen.sort((a, b) => a - b)).toEqual(listed.events.map((e) => e.id).sort((a, b) => a - b))
+    // Never kept by the hot-read cache: a write in between shows at once, on both paths.
+    expect((await server.request('GET', `/events/sync?sync_token=${encodeURIComponent(token)}`)).body.events).toEqual([])
+    const created = await other.events.create(event('Seen by the sync path'))
+    for (const path of ['/events/sync', '/events']) {
+      const delta = await server.request('GET', `${path}?sync_token=${encodeURIComponent(token)}`)
+      expect(delta.status, path).toBe(200)
+      expect(delta.body.events, path).toMatchObject([{ id: created.id, title: 'Seen by the sync path' }])
+    }
+    // Date windows are no sync parameter: ignored there, as any parameter a route does not declare.
+    expect((await server.request('GET', '/events/sync?start_date=2030-01-01&per_page=50')).body.events.length).toBeGreaterThan(1)
+    expect((await server.request('GET', '/venues/sync')).status).toBe(200)
+    expect((await server.request('GET', '/organizers/sync')).status).toBe(200)
+  })
+
   it('answers 410 in the error shape for a bad token, and exposes the token header to other origins', async () => {
     const res = await server.request('GET', '/events?sync_token=not-a-token', { headers: { origin: 'https://elsewhere.example' } })
     expect(res.status).toBe(410)

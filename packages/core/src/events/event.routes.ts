@@ -4,6 +4,8 @@ import { postLock, type ItemLock, type ItemWrite } from '../http/preconditions.j
 import type { EndpointDoc } from '../openapi/endpoint-doc.js'
 import { EventSchema } from '../openapi/wire-schemas.js'
 import { wallFromDb } from '../shared/post-fields.js'
+import { EVENT_DATE_PARAMS } from '../sync/event-sync.js'
+import { syncOperation } from '../sync/sync-route.js'
 import { eventListOperation } from './event-list.js'
 import {
   eventByOriginOperation,
@@ -17,8 +19,11 @@ import { eventOccurrenceDeleteOperation, eventOccurrenceSplitOperation, eventOcc
 
 /** The event operations, by name, for routes and the script API alike. */
 export function eventOperations(variant: VariantConfig) {
+  const list = eventListOperation(variant)
   return {
-    list: eventListOperation(variant),
+    list,
+    /** `GET /events/sync`: the list's sync walk on its own path. */
+    sync: syncOperation(list, EVENT_DATE_PARAMS, 'events/sync'),
     create: eventCreateOperation(),
     get: eventReadOperation('id', variant),
     getBySlug: eventReadOperation('slug', variant),

@@ -143,7 +143,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       // Anonymous reads may be answered from the hot-read cache (response-cache.ts). The root
       // descriptor and `/doc` read no data: a check would cost more than answering them. Feeds
       // are streamed text, never kept.
-      const keepable = !match.endpoint.feedKey && !STATIC_ROUTES.test(match.route.pattern)
+      const keepable = !match.endpoint.feedKey && !match.endpoint.sync && !STATIC_ROUTES.test(match.route.pattern)
       const slot = cache && !principal && (method === 'GET' || method === 'HEAD') && keepable
         ? cache.slot({ namespace, origin, mountPath: request.mountPath, path, query: request.query }, query)
         : undefined

@@ -20,6 +20,8 @@ export interface Endpoint {
    * Every other endpoint refuses a feed key with the unknown token's 401.
    */
   readonly feedKey?: boolean
+  /** A sync walk (`…/sync`): its answers depend on the moment asked and are never kept. */
+  readonly sync?: boolean
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */
@@ -87,6 +89,14 @@ export function postRoutes(collection: string, ops: PostOperations, table: 'even
       ],
     },
   ]
+}
+
+/**
+ * The `…/sync` routes of the syncing lists (extensions, after the contract's routes): a list's sync
+ * walk on its own path. Never kept by the hot-read cache, like any sync answer.
+ */
+export function syncRoutes(collections: readonly { path: string; sync: Op }[]): RouteDef[] {
+  return collections.map(({ path, sync }) => ({ pattern: `${path}/sync`, path: `${path}/sync`, endpoints: [{ methods: ['GET'], operation: sync, sync: true }] }))
 }
 
 /** A compiled route: the pattern as a regular expression with named groups. */

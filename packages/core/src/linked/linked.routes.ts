@@ -2,6 +2,8 @@ import type { VariantConfig } from '../config/variants.js'
 import { postRoutes, type PostOperations, type RouteDef } from '../http/routes.js'
 import type { ArgsRecord } from '../api/operation.js'
 import type { LinkedKind } from './kinds.js'
+import { LINKED_SYNC_REFUSED } from '../sync/linked-sync.js'
+import { syncOperation } from '../sync/sync-route.js'
 import { linkedListOperation } from './linked-list.js'
 import {
   linkedCreateOperation,
@@ -12,8 +14,11 @@ import {
 
 /** The venue or organizer operations, by name, for routes and the script API alike. */
 export function linkedOperations<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>, variant: VariantConfig) {
+  const list = linkedListOperation(kind, variant)
   return {
-    list: linkedListOperation(kind, variant),
+    list,
+    /** `GET /venues/sync` or `/organizers/sync`: the list's sync walk on its own path. */
+    sync: syncOperation(list, LINKED_SYNC_REFUSED, `${kind.plural}/sync`),
     create: linkedCreateOperation(kind),
     get: linkedReadOperation(kind, 'id'),
     getBySlug: linkedReadOperation(kind, 'slug'),

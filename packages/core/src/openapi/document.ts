@@ -302,7 +302,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
         if (conditional) parameters.push(...WRITE_PRECONDITION_PARAMS)
         if (jsonRead) parameters.push(IF_NONE_MATCH_READ_PARAM)
         const tag: TagKind = jsonRead ? 'read' : endpoint.item && endpoint.item.write !== 'delete' ? 'write' : undefined
-        const fields = Object.entries(args).filter(([name]) => !pathParams.has(name))
+        const fields = Object.entries(args).filter(([name]) => !pathParams.has(name) && !doc.hiddenArgs?.includes(name))
         let requestBody: Json | undefined
         if (!hasBody) {
           for (const [name, spec] of fields) {

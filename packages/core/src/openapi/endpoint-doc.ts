@@ -25,6 +25,31 @@ export interface EndpointDoc {
     /** Other success statuses with the same body schema (no `location`). */
     others?: readonly { status: number; description: string }[]
   }
+  /** Declared parameters the document describes on another path instead (the list's sync ones). */
+  hiddenArgs?: readonly string[]
+}
+
+/** The list parameters of incremental sync, described on the `…/sync` paths. */
+const SYNC_ARGS = ['sync', 'sync_token', 'sync_page'] as const
+
+/** `GET /{collection}/sync`: a sync walk or delta of a syncing list (docs/sync.md). */
+function syncDoc(names: ResourceNames, method: HttpMethod, schema: z.ZodType | undefined): EndpointDoc {
+  if (method !== 'GET' || !schema) return genericDoc(`/${names.many.toLowerCase()}/sync`, method)
+  const plural = names.many.toLowerCase()
+  return {
+    operationId: `sync${names.many}`,
+    summary: `Sync ${plural}`,
+    description:
+      `Extension: incremental sync of the ${plural} a caller sees (docs/sync.md). Without \`sync_token\` or \`sync_page\`, ` +
+      `a walk over every ${names.noun} by id (no date window) starts; follow \`next_rest_url\` page by page. The last page ` +
+      `returns \`next_sync_token\` (body and X-Cal-Next-Sync-Token header). \`sync_token\` answers only what changed since: ` +
+      `the ${names.noun} as the caller sees it now, or \`{"id", "deleted": true}\` for one gone or no longer visible; 410 means ` +
+      `start again with a walk. The list's other filters apply and bind the token. The same as the list with \`sync=1\`.`,
+    tags: [names.tag],
+    access: 'public',
+    errors: SYNC_ERRORS,
+    success: { status: 200, description: `A page of a sync walk or delta of ${plural}.`, schema, headers: ['list-totals', 'sync'] },
+  }
 }
 
 /** A built-in resource as its collection segment names it. */
@@ -66,7 +91,7 @@ const SYNC_ERRORS: CalendarErrorCode[] = ['SYNC_TOKEN_MISMATCH', 'SYNC_TOKEN_INV
 function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
   const write = action === 'update' || action === 'put' || action === 'patch'
   if (segment === 'events') {
-    if (action === 'list') return ['EVENT_ARCHIVE_PAGE_NOT_FOUND', ...SYNC_ERRORS]
+    if (action === 'list') return ['EVENT_ARCHIVE_PAGE_NOT_FOUND']
     if (action === 'create') return EVENT_LINK_ERRORS
     const missing: CalendarErrorCode[] = ['EVENT_NOT_FOUND', 'INVALID_EVENT_ID']
     if (action === 'get') {
@@ -78,7 +103,7 @@ function domainErrors(segment: string, action: Action): CalendarErrorCode[] {
   }
   const kind = LINKED_KINDS.find((k) => k.plural === segment)
   if (kind) {
-    if (action === 'list') return [kind.errors.pageNotFound, 'BAD_SEARCH_STRING', ...SYNC_ERRORS]
+    if (action === 'list') return [kind.errors.pageNotFound, 'BAD_SEARCH_STRING']
     if (action === 'create') return [kind.errors.couldNotCreate]
     if (action === 'get') return [kind.errors.notAccessible]
     if (action === 'delete') return [kind.errors.inTrash]
@@ -147,9 +172,11 @@ function builtInDoc(path: string, method: HttpMethod): EndpointDoc {
       success: { status: 200, description: 'The OpenAPI document.', schema: OpenApiDocumentSchema },
     }
   }
-  const match = /^\/(\w+)(?:\/(\{id\})|\/by-slug\/(\{slug\}))?$/.exec(path)
+  const match = /^\/(\w+)(?:\/(\{id\})|\/by-slug\/(\{slug\})|\/(sync))?$/.exec(path)
   const names = match ? RESOURCES[match[1]!] : undefined
   if (!match || !names) return genericDoc(path, method)
+  const syncSchema = RESOURCE_SCHEMAS[match[1] as keyof typeof RESOURCE_SCHEMAS]?.sync
+  if (match[4] !== undefined) return syncDoc(names, method, syncSchema)
   const segment = match[1]!
   const bySlug = match[3] !== undefined
   const isItem = match[2] !== undefined || bySlug
@@ -168,18 +195,11 @@ function builtInDoc(path: string, method: HttpMethod): EndpointDoc {
         description:
           `One page of ${names.many.toLowerCase()} matching the filters; the totals are also in the X-Cal-Total and ` +
           `X-Cal-TotalPages headers. Anonymous callers see published items only.` +
-          (schemas.sync
-            ? ` Extension: \`sync=1\` walks every ${names.noun} by id (follow \`next_rest_url\`); its last page returns \`next_sync_token\`` +
-              ` (body and X-Cal-Next-Sync-Token header). \`sync_token\` answers only what changed since, with \`{"id", "deleted": true}\`` +
-              ` tombstones for items gone or no longer visible; 410 means start again with \`sync=1\` (docs/sync.md).`
-            : ''),
+          (schemas.sync ? ` Extension: incremental sync has its own path, \`GET /${segment}/sync\`.` : ''),
         access: 'public',
-        success: {
-          status: 200,
-          description: `A page of ${names.many.toLowerCase()}.`,
-          schema: schemas.sync ? z.union([schemas.list, schemas.sync]) : schemas.list,
-          headers: schemas.sync ? ['list-totals', 'sync'] : ['list-totals'],
-        },
+        // The sync parameters the list still reads are described on the sync path, with its answer.
+        ...(schemas.sync ? { hiddenArgs: SYNC_ARGS } : {}),
+        success: { status: 200, description: `A page of ${names.many.toLowerCase()}.`, schema: schemas.list, headers: ['list-totals'] },
       }
     case 'create':
       return {

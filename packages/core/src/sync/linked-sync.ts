@@ -5,6 +5,9 @@ import { imageJson, linkedDb } from '../linked/linked.repository.js'
 import { serializeLinked, type LinkedRow } from '../linked/linked.serializer.js'
 import type { SyncSource } from './sync-walk.js'
 
+/** The venue/organizer list parameters a sync walk refuses (below), by name. */
+export const LINKED_SYNC_REFUSED = ['event', 'has_events', 'only_with_upcoming'] as const
+
 /**
  * Venue/organizer parameters a sync walk refuses: they select by events, whose writes are recorded
  * against the event, so a venue entering or leaving such a set would go unreported.

@@ -26,6 +26,8 @@ export interface SyncParams {
 export interface SyncRequest {
   binding: SyncBinding
   state?: SyncState
+  /** Path under the REST root the walk's links stay on (`events/sync`); the list's own by default. */
+  route?: string
 }
 
 /** Parameters that are part of the sync machinery, not of the filter set. */
@@ -157,7 +159,7 @@ export async function syncPage(
     : undefined
   const token = more ? undefined : await signSyncState(ctx.db, { ...binding, k: 't', p: start })
   const pages = totalPages(found.total, perPage)
-  const collection = `${ctx.urls.rest}/${binding.c}`
+  const collection = `${ctx.urls.rest}/${request.route ?? binding.c}`
   const p = { page: 1, perPage, offset: 0 }
   const filters = Object.fromEntries(sentFilters(ctx))
   const urls = {
