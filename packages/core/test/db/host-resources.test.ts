@@ -129,6 +129,8 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
   })
 
   it('commits a calendar write and a host row together', async () => {
+    // Counted now, so the list's known total (events/known-total.ts) must be counted again after the commit.
+    const before = await calendar.events.list()
     const client = await pool.connect()
     let id: number
     try {
@@ -145,6 +147,9 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
       client.release()
     }
     expect((await calendar.events.get(id)).title).toBe('Committed together')
+    const after = await calendar.events.list()
+    expect(after.total).toBe(before.total + 1)
+    expect(after.events.map((e) => e.id)).toContain(id)
     expect((await pool.query('select note from orders where event_id = $1', [id])).rows).toEqual([{ note: 'paid' }])
     // The key's answer was stored with the write: a retry replays it.
     const again = await calendar.events.create(event('Committed together'), { idempotencyKey: 'commit-key' })
@@ -173,12 +178,33 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     }
     await expect(calendar.events.get(id)).rejects.toMatchObject({ code: 'EVENT_NOT_FOUND' })
     expect((await pool.query('select count(*)::int as n from orders where event_id = $1', [id])).rows[0].n).toBe(0)
-    expect((await calendar.events.list()).events.map((e) => e.id)).toEqual(before.events.map((e) => e.id))
+    const after = await calendar.events.list()
+    expect(after.events.map((e) => e.id)).toEqual(before.events.map((e) => e.id))
+    expect(after.total).toBe(before.total)
     expect((await admin.query("select count(*)::int as n from cal_events.event_occurrences where start_utc >= '2033-01-01'")).rows[0].n).toBe(0)
     expect((await calendar.events.list({ start_date: '2033-01-01', end_date: '2033-12-31' })).events).toEqual([])
     const retried = await calendar.events.create(event('Rolled back'), { idempotencyKey: 'rollback-key' })
     expect(retried.id).not.toBe(id)
     expect((await calendar.events.get(retried.id)).title).toBe('Rolled back')
+  })
+
+  it('keeps a deleted event after the host rolls the delete back, and shows an update once committed', async () => {
+    const kept = await calendar.events.create(event('Kept after a rolled-back delete'))
+    const before = await calendar.events.list()
+    const client = await pool.connect()
+    try {
+      await client.query('begin')
+      await calendar.withTransaction(client, (cal) => cal.events.delete(kept.id))
+      await client.query('rollback')
+      await client.query('begin')
+      await calendar.withTransaction(client, (cal) => cal.events.update(kept.id, { title: 'Renamed in the host transaction' }))
+      await client.query('commit')
+    } finally {
+      client.release()
+    }
+    const after = await calendar.events.list()
+    expect(after.total).toBe(before.total)
+    expect(after.events.find((e) => e.id === kept.id)?.title).toBe('Renamed in the host transaction')
   })
 
   it('leaves the host transaction usable after a calendar call fails in it', async () => {
