@@ -90,7 +90,10 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
     },
     async run({ filters }, ctx): Promise<OperationResult<undefined>> {
       const inputs = feedInputs(filters, ctx, `${FEED_REFRESH_SECONDS} ${maxEvents}`)
-      const kept = await feeds.kept(inputs)
+      // In a transaction (a script call in the host's, `withTransaction`) the feed is what that
+      // transaction sees, which may never commit: it takes no kept answer and keeps none.
+      const shared = !ctx.db.isTransaction
+      const kept = shared ? await feeds.kept(inputs) : undefined
       if (kept) return feedAnswer(kept, ctx)
       // A poll whose copy may be current costs one small statement and no slot: the data's state
       // gives the tag without reading any event (so that 304 leaves out Last-Modified).
@@ -98,7 +101,7 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
         const etag = feedTag(inputs, await feedDataState(ctx.db))
         if (holdsTag(ctx, etag)) return notModified(ctx, etag)
       }
-      return feeds.build(inputs, async (keep) => {
+      return feeds.build(shared ? inputs : `transaction ${inputs}`, async (keep) => {
         const state = await feedState(ctx.db, filters, ctx.now)
         const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.now, ctx.options.siteTimezone) : 0
         const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
@@ -106,7 +109,7 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
         if (notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
         const calendar = icalCalendar(`Events · ${ctx.urls.globalIdBase}`, FEED_REFRESH_SECONDS)
         const answer: FeedAnswer = { headers: icalHeaders(ctx, 'events', etag, lastModified), chunks: await buildFeed(calendar, filters, ctx, maxEvents) }
-        keep(answer)
+        if (shared) keep(answer)
         return feedAnswer(answer, ctx)
       })
     },

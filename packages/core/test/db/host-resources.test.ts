@@ -207,6 +207,25 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     expect(after.events.find((e) => e.id === kept.id)?.title).toBe('Renamed in the host transaction')
   })
 
+  it('builds feeds in the host transaction from what it sees, and never keeps them for others', async () => {
+    const before = await calendar.events.feed()
+    expect(before).not.toContain('Feed ghost')
+    const client = await pool.connect()
+    try {
+      await client.query('begin')
+      await calendar.withTransaction(client, async (cal) => {
+        await cal.events.create(event('Feed ghost'))
+        // The transaction's own write, not the feed kept from before it.
+        expect(await cal.events.feed()).toContain('Feed ghost')
+      })
+      await client.query('rollback')
+    } finally {
+      client.release()
+    }
+    // Nothing of the rolled-back transaction is served from the kept feeds.
+    expect(await calendar.events.feed()).not.toContain('Feed ghost')
+  })
+
   it('leaves the host transaction usable after a calendar call fails in it', async () => {
     const client = await pool.connect()
     try {
