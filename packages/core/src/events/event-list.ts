@@ -104,7 +104,7 @@ export function eventListOperation(variant: VariantConfig) {
       const window = utcWindow(filters.bounds, filters.frame)
       // Past the stored horizon, the open-ended series' occurrences are computed for this request.
       const dateParams = EVENT_DATE_PARAMS.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
-      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams))
+      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams, ctx.now))
       // One statement: the page and its total; the total is recounted only when the calendar
       // changed. It holds for a far window too: stored and computed occurrences together are the
       // rules' occurrences, wherever the horizon stands. A statement with computed rows is built

@@ -2,15 +2,17 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParams } from '../errors.js'
-import { isOpenEnded, occurrenceRows, storedHorizon, type SeriesRow } from '../recurrence/occurrences.js'
+import { isOpenEnded, MAX_STORED_OCCURRENCES, occurrenceRows, storedHorizon, targetHorizon, type SeriesRow } from '../recurrence/occurrences.js'
+import { wallFromDb } from '../shared/post-fields.js'
 import { utcWallToEpochMs, type WallTime } from '../shared/wall-time.js'
 import { zoneClock } from '../shared/zone-clock.js'
 import { openEndedSeriesQuery, type EventListFilters } from './event-list-query.js'
 
-// Occurrences past the stored horizon (issue 28, docs/recurrence.md "Past the horizon"): a list
-// whose window reaches past it computes the open-ended series' occurrences there for itself, and
-// the list statement pages them with the stored ones. Nothing is stored, so no read, anonymous or
-// not, grows the database, and every far window shows what the rules give.
+// Occurrences outside the stored span (issue 28, docs/recurrence.md "Past the horizon"): open-ended
+// series are stored from 10,000 days before the horizon up to it; a list whose window reaches past
+// either end computes the series' occurrences there for itself, and the list statement pages them
+// with the stored ones. Nothing is stored, so no read, anonymous or not, grows the database, and
+// every far window shows what the rules give.
 
 /** Most occurrences one list request computes past the horizon; a window holding more is a 400. */
 export const MAX_COMPUTED_OCCURRENCES = 5000
@@ -36,18 +38,32 @@ export interface ComputedOccurrence {
 }
 
 /** The 400 of a far window beyond the bound, on the date parameters the caller sent. */
-function tooFar(dateParams: readonly string[], horizon: WallTime, why: string) {
+function tooFar(dateParams: readonly string[], stored: { fromMs: number; toMs: number }, why: string) {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
   const reason =
-    `Occurrences of repeating events after ${horizon.slice(0, 10)} (UTC) are computed for each request, and this window ${why}: ` +
-    'ask for a shorter window or narrower filters.'
+    `Occurrences of repeating events before ${day(stored.fromMs)} or after ${day(stored.toMs)} (UTC) are computed for each request, ` +
+    `and this window ${why}: ask for a shorter window or narrower filters.`
   const names = dateParams.length > 0 ? dateParams : ['end_date']
   return invalidParams(Object.fromEntries(names.map((name) => [name, reason])))
 }
 
 /**
+ * Where open-ended series are surely stored (UTC ms, inclusive): up to the horizon this process
+ * saw, and from 10,000 days before the latest horizon any write could have used (now's target; a
+ * series written under it is stored from then on). Computing a little inside it only repeats
+ * stored occurrences, which the list statement drops.
+ */
+function storedSpan(horizon: WallTime, now: Date): { fromMs: number; toMs: number } {
+  const toMs = utcWallToEpochMs(horizon)
+  const latest = Math.max(toMs, utcWallToEpochMs(targetHorizon(now)))
+  return { fromMs: latest - MAX_STORED_OCCURRENCES * DAY_MS, toMs }
+}
+
+/**
  * The occurrences of the open-ended series `f` selects that start in `window` (UTC, inclusive)
- * after the stored horizon, computed, never stored; `undefined` when the window ends within the
- * horizon (then no statement is run: the common window costs nothing more). At most
+ * outside the stored span: after the stored horizon, and, when the window has a lower bound,
+ * before the first day any series is stored from. Computed, never stored; `undefined` when the
+ * window lies within the span (then no statement is run: the common window costs nothing more). At most
  * `MAX_COMPUTED_OCCURRENCES` and `COMPUTE_BUDGET_MS` of work, yielding to the event loop every
  * `SLICE_MS`; beyond either, `400 rest_invalid_param` on `dateParams`. Occurrences stored anyway
  * (changed ones past the horizon, or a horizon moved meanwhile) are dropped by the list statement.
@@ -57,21 +73,25 @@ export async function farOccurrences(
   f: EventListFilters,
   window: { from: WallTime | undefined; to: WallTime },
   dateParams: readonly string[],
+  now: Date,
 ): Promise<ComputedOccurrence[] | undefined> {
   const horizon = await storedHorizon(db)
-  if (horizon === null || window.to <= horizon) return undefined
-  const fromMs = Math.max(utcWallToEpochMs(horizon) + 1000, window.from ? utcWallToEpochMs(window.from) : -Infinity)
+  if (horizon === null) return undefined
+  const stored = storedSpan(horizon, now)
+  const fromMs = window.from ? utcWallToEpochMs(window.from) : undefined
   const toMs = utcWallToEpochMs(window.to)
-  if (fromMs > toMs) return undefined
+  // Before the span only for a window with a lower bound: without one, lists show the stored
+  // occurrences of the past, as they always did (expanding back to a series' start would not fit).
+  const ranges: [number, number][] = []
+  if (fromMs !== undefined && fromMs < stored.fromMs) ranges.push([fromMs, Math.min(toMs, stored.fromMs - 1000)])
+  if (toMs > stored.toMs) ranges.push([Math.max(stored.toMs + 1000, fromMs ?? -Infinity), toMs])
+  if (ranges.length === 0) return undefined
   const series = ((await openEndedSeriesQuery(db, f, window.to).execute()) as SeriesRow[]).filter((s) => s.recurrence && isOpenEnded(s.recurrence))
   const found: ComputedOccurrence[] = []
   let work = 0
   let slice = 0
-  // One clock per zone for the request: the series of a calendar share few zones.
-  const clocks = new Map<string, ReturnType<typeof zoneClock>>()
-  for (const s of series) {
-    let clock = clocks.get(s.timezone)
-    if (!clock) clocks.set(s.timezone, (clock = zoneClock(s.timezone)))
+  /** Adds the occurrences of `s` in [fromMs, toMs], a stretch at a time, yielding every `SLICE_MS`. */
+  const expand = async (s: SeriesRow, clock: (wall: WallTime) => WallTime, fromMs: number, toMs: number) => {
     let span = FIRST_SPAN_MS
     for (let at = fromMs; at <= toMs; ) {
       const end = Math.min(at + span - 1000, toMs)
@@ -82,15 +102,15 @@ export async function farOccurrences(
         rows = occurrenceRows(s, new Date(at), new Date(end), MAX_COMPUTED_OCCURRENCES + 1, clock)
       } catch {
         // The engine gave up (its step limit): a rule too sparse for this window to be computed here.
-        throw tooFar(dateParams, horizon, 'needs more work than a request is given')
+        throw tooFar(dateParams, stored, 'needs more work than a request is given')
       }
       const took = performance.now() - started
       const used = process.cpuUsage(cpu)
       work += (used.user + used.system) / 1000
       slice += took
       for (const r of rows) found.push({ i: r.series_id, k: r.occurrence_key, sl: r.start_local, el: r.end_local, su: r.start_utc, eu: r.end_utc })
-      if (found.length > MAX_COMPUTED_OCCURRENCES) throw tooFar(dateParams, horizon, `holds more than ${MAX_COMPUTED_OCCURRENCES.toLocaleString('en')} occurrences of them`)
-      if (work > COMPUTE_BUDGET_MS) throw tooFar(dateParams, horizon, 'needs more work than a request is given')
+      if (found.length > MAX_COMPUTED_OCCURRENCES) throw tooFar(dateParams, stored, `holds more than ${MAX_COMPUTED_OCCURRENCES.toLocaleString('en')} occurrences of them`)
+      if (work > COMPUTE_BUDGET_MS) throw tooFar(dateParams, stored, 'needs more work than a request is given')
       if (slice >= SLICE_MS) {
         await nextTurn()
         slice = 0
@@ -99,6 +119,15 @@ export async function farOccurrences(
       span = took < SLICE_MS / 4 ? span * 2 : took > SLICE_MS ? Math.max(DAY_MS, span / 2) : span
       at = end + 1000
     }
+  }
+  // One clock per zone for the request: the series of a calendar share few zones.
+  const clocks = new Map<string, ReturnType<typeof zoneClock>>()
+  for (const s of series) {
+    let clock = clocks.get(s.timezone)
+    if (!clock) clocks.set(s.timezone, (clock = zoneClock(s.timezone)))
+    // Nothing before the series' start (a day early: all-day and `UTC±h` series run on a UTC clock).
+    const first = utcWallToEpochMs(wallFromDb(s.start_utc)) - DAY_MS
+    for (const [from, to] of ranges) if (to >= first) await expand(s, clock, Math.max(from, first), to)
     // Between series too, so that no request holds the loop for long whatever the rules.
     await nextTurn()
     slice = 0

@@ -111,6 +111,21 @@ describe(`far windows: computed, never stored (${BACKEND})`, () => {
     expect(await storedState()).toEqual(before)
   })
 
+  it('lists the far past of an open-ended series started decades ago, each occurrence once, storing nothing', async () => {
+    // Open-ended series are stored from 10,000 days before the horizon (about July 2002 here).
+    await series('Old walk', '1950-01-01 07:00:00', '1950-01-01 08:00:00', ['RRULE:FREQ=DAILY'], { timezone: 'Europe/London' })
+    const before = await storedState()
+    const march = await list({ start_date: '1990-03-01', end_date: '1990-03-31', search: 'Old walk', per_page: 50 })
+    expect(march.events.map((i) => i.start_date)).toEqual(expected(['RRULE:FREQ=DAILY'], '1950-01-01 07:00:00', 'Europe/London', false, '1990-03-01', '1990-03-31'))
+    expect(march.total).toBe(31)
+    // Across the first stored day: computed before it, stored from it, none twice or missing.
+    const across = await list({ start_date: '2002-06-15', end_date: '2002-07-31', search: 'Old walk', per_page: 100 })
+    expect(across.events.map((i) => i.start_date.slice(0, 10))).toEqual(
+      Array.from({ length: 47 }, (_, d) => new Date(Date.UTC(2002, 5, 15 + d)).toISOString().slice(0, 10)),
+    )
+    expect(await storedState()).toEqual(before)
+  })
+
   it('never erases a near year, however many far windows are asked', async () => {
     await series('Real weekly', '2026-12-02 08:00:00', '2026-12-02 09:00:00', ['RRULE:FREQ=WEEKLY'], { timezone: 'UTC' })
     const before = await storedState()

@@ -9,7 +9,7 @@ describe('zoneClock', () => {
   it('reads wall clocks as wallToUtc does, every 97 minutes across transitions and far years', () => {
     for (const zone of zones) {
       const clock = zoneClock(zone)
-      for (const [from, to] of [['2026-03-01', '2026-04-15'], ['2026-10-01', '2026-11-15'], ['2045-03-20', '2045-04-10'], ['2045-10-20', '2045-11-10'], ['2011-12-25', '2012-01-05']]) {
+      for (const [from, to] of [['2026-03-01', '2026-04-15'], ['2026-10-01', '2026-11-15'], ['2045-03-20', '2045-04-10'], ['2045-10-20', '2045-11-10'], ['2011-12-25', '2012-01-05'], ['1968-02-10', '1968-03-01'], ['1990-03-20', '1990-04-05']]) {
         for (let ms = Date.parse(`${from}T00:00:00Z`); ms < Date.parse(`${to}T00:00:00Z`); ms += 97 * 60_000) {
           const wall = epochMsToUtcWall(ms)
           expect([zone, wall, clock(wall)]).toEqual([zone, wall, wallToUtc(wall, zone)])
