@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { bareHttpCeiling, captureListSql, captureResponse, sqlCeiling } from './ceilings.js'
 import { dropDatabase } from './db.js'
 import { feedScenario } from './feed.js'
+import { hostileBeside } from './hostile.js'
 import { measure, type LoadResult } from './load.js'
 import { machine, parseOptions, type BenchOptions } from './options.js'
 import { preparePglite, preparePostgres } from './prepare.js'
@@ -146,7 +147,10 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   const all = allScenarios(db.targets)
   // The feed is no load scenario (one long response at a time): measured on its own below.
   const wantFeed = !o.scenarios || o.scenarios.includes('feed')
-  const chosen = selected(all, o.scenarios?.filter((n) => n !== 'feed'))
+  // So is the hostile mix (issue 28): the list alone and beside it, measured last.
+  const wantHostile = o.scenarios ? o.scenarios.includes('hostile-beside') : !o.skipHostile
+  const named = o.scenarios?.filter((n) => n !== 'feed' && n !== 'hostile-beside')
+  const chosen = named?.length === 0 ? [] : selected(all, named)
   const reads = chosen.filter((s) => s.spec.method !== 'POST' && !s.cache)
   const cached = chosen.filter((s) => s.cache)
   const writes = chosen.filter((s) => s.spec.method === 'POST')
@@ -216,6 +220,11 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
       results.postgres.scenarios.push(...(await runScenarios(server, db.targets, writes, 'writes')))
       const cost = report.seriesCreateCost(results.postgres.scenarios)
       if (cost) console.log(`a weekly two-year series costs ${report.times(cost.rpsRatio)} one event by req/s (create / create-series), ${report.times(cost.cpuRatio)} by CPU ms per request of the server and its database's PostgreSQL backends`)
+    }
+    if (wantHostile) {
+      console.log('\nhostile beside: the default list alone, then beside pathological rules, far windows and 4 parallel full feeds')
+      results.postgres.hostileBeside = await hostileBeside(server, db.targets, runOpts)
+      console.log(report.hostileLines(results.postgres.hostileBeside))
     }
   } finally {
     await server.stop()

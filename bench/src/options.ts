@@ -24,6 +24,8 @@ export interface BenchOptions {
   skipSweep: boolean
   /** No run of the default list beside host, foreign and calendar writes. */
   skipBesideWrites: boolean
+  /** No run of the default list beside the hostile mix (issue 28). */
+  skipHostile: boolean
   /** Paired rounds for the ratio targets: list and SQL ceiling, 1M and small database, series and plain database, back to back. */
   rounds: number
   /** PostgreSQL server URL (any database); bench databases are created next to it. */
@@ -43,7 +45,11 @@ const HELP = `Usage: pnpm bench [options]
                       search, list-venue, list-uncached, event-id, event-slug, venues, categories, create,
                       create-series (a weekly series of 104 occurrences; by default only with --series-share),
                       feed (one ~20,000-event iCalendar feed at a time, --rounds times: events/s and the
-                      server's RSS growth)
+                      server's RSS growth), hostile-beside (the default list alone, then beside anonymous
+                      and administrator creates with a pathological RRULE, far-future windows and 4
+                      parallel full feeds: the list's ratio, /healthz p99 and the event loop's max delay;
+                      quick on a small seed: --events 20000 --scenarios hostile-beside --skip-pglite
+                      --skip-scaling)
   --duration S        seconds measured per scenario (default 10; env BENCH_DURATION)
   --warmup S          seconds of warm-up per scenario (default 3; env BENCH_WARMUP)
   --connections N     concurrent connections (default 32; env BENCH_CONNECTIONS)
@@ -62,6 +68,7 @@ const HELP = `Usage: pnpm bench [options]
   --skip-beside-writes  no run of the default list beside writes elsewhere (env BENCH_SKIP_BESIDE_WRITES=1):
                       each of 20 host-table commits/s, 20 commits/s in another database and 2 event
                       updates/s through the API, paired with a read-only list just before it
+  --skip-hostile      no hostile-beside run in a full bench (env BENCH_SKIP_HOSTILE=1)
   --rounds N          paired rounds behind each ratio (default 3; env BENCH_ROUNDS): the default list
                       and its SQL ceiling, the 1M and small databases, and the series and plain databases,
                       measured back to back N times;
@@ -100,7 +107,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'rounds', 'keep', 'reuse', 'out']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'skip-hostile', 'rounds', 'keep', 'reuse', 'out']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -118,6 +125,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     skipCeilings: truthy(get('skip-ceilings', 'BENCH_SKIP_CEILINGS')),
     skipSweep: truthy(get('skip-sweep', 'BENCH_SKIP_SWEEP')),
     skipBesideWrites: truthy(get('skip-beside-writes', 'BENCH_SKIP_BESIDE_WRITES')),
+    skipHostile: truthy(get('skip-hostile', 'BENCH_SKIP_HOSTILE')),
     rounds: Math.round(num('--rounds', get('rounds', 'BENCH_ROUNDS'), 3)),
     adminUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
     keep: truthy(get('keep', 'BENCH_KEEP')),

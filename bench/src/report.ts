@@ -1,4 +1,5 @@
 import type { SqlCeiling } from './ceilings.js'
+import { HOSTILE_GOALS, type HostileBeside } from './hostile.js'
 import type { FeedResult } from './feed.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
@@ -26,6 +27,8 @@ export interface RunResults {
     besideWrites?: BesideWrites[]
     /** One ~20,000-event iCalendar feed at a time (issue 20). */
     feed?: FeedResult
+    /** The default list alone and beside the hostile mix (issue 28). */
+    hostileBeside?: HostileBeside
     ceilings?: {
       bare: LoadResult
       /** The SQL ceiling of the median round. */
@@ -271,6 +274,13 @@ export function targets(r: RunResults): Target[] {
       met: cost.rpsRatio < SERIES_CREATE_GOAL,
     })
   }
+  const h = pgRun?.hostileBeside
+  if (h) {
+    const g = HOSTILE_GOALS
+    out.push({ name: 'default list beside the hostile mix / alone', goal: `>= ${g.ratio}`, value: `${f(h.ratio, 2)} (${f(h.beside.rps, 0)} / ${f(h.alone.rps, 0)} req/s)`, met: h.ratio >= g.ratio })
+    out.push({ name: '/healthz p99 beside the hostile mix', goal: `<= ${g.healthzP99Ms} ms`, value: `${f(h.probeBeside.p99)} ms`, met: h.probeBeside.p99 <= g.healthzP99Ms })
+    out.push({ name: 'event loop max delay beside the hostile mix', goal: `<= ${g.loopMaxDelayMs} ms`, value: `${f(h.probeBeside.loopMaxDelayMs)} ms`, met: h.probeBeside.loopMaxDelayMs <= g.loopMaxDelayMs })
+  }
   for (const w of pgRun?.besideWrites ?? []) {
     out.push({ name: `default list ${w.title} / read-only`, goal: `>= ${w.goal}`, value: `${f(w.ratio, 2)} (${f(w.withWrites.rps, 0)} / ${f(w.readOnly.rps, 0)} req/s)`, met: w.ratio >= w.goal })
   }
@@ -326,6 +336,7 @@ export function markdown(r: RunResults): string {
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
     parts.push(`Statements per list request by per_page: ${probeText(p.statementsByPerPage)}`)
     if (p.besideWrites) parts.push(`#### Writes beside the default list\n\n${besideWritesTable(p.besideWrites, markdownTable)}`)
+    if (p.hostileBeside) parts.push(`#### The default list beside the hostile mix\n\n${hostileLines(p.hostileBeside, markdownTable)}`)
     if (p.feed) parts.push(`#### iCalendar feed, one download at a time\n\n\`${p.feed.path}\`\n\n${feedLines(p.feed, markdownTable)}`)
     if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
     if (p.ceilings) {
@@ -379,4 +390,22 @@ export function markdown(r: RunResults): string {
   }
   parts.push(`### Targets\n\n${markdownTable(['target', 'goal', 'measured', 'met'], r.targets.map((t) => [t.name, t.goal, t.value, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**']))}`)
   return parts.join('\n\n') + '\n'
+}
+
+/** The hostile-beside scenario: the list alone and beside, the /healthz probe, what each hostile kind got. */
+export function hostileLines(h: HostileBeside, as: (header: string[], rows: string[][]) => string = table): string {
+  const probeCells = (p: HostileBeside['probeAlone']) => [f(p.p50), f(p.p99), f(p.max), f(p.loopMaxDelayMs), f(p.loopP99DelayMs)]
+  const phases = as(
+    ['phase', 'list req/s', 'list p99 ms', '/healthz p50 ms', '/healthz p99 ms', '/healthz max ms', 'loop max delay ms', 'loop p99 delay ms'],
+    [
+      ['alone', f(h.alone.rps, 0), f(h.alone.p99), ...probeCells(h.probeAlone)],
+      ['beside the mix', f(h.beside.rps, 0), f(h.beside.p99), ...probeCells(h.probeBeside)],
+    ],
+  )
+  const kinds = as(
+    ['hostile request', 'sent', 'answers', 'slowest ms'],
+    h.kinds.map((k) => [k.name, String(k.sent), Object.entries(k.statuses).map(([s, n]) => `${s}: ${n}`).join(', '), f(k.maxMs, 0)]),
+  )
+  const g = HOSTILE_GOALS
+  return `${phases}\n\n${kinds}\n\nlist beside / alone ${f(h.ratio, 2)} (goal >= ${g.ratio}); /healthz p99 ${f(h.probeBeside.p99)} ms (goal <= ${g.healthzP99Ms}); loop max delay ${f(h.probeBeside.loopMaxDelayMs)} ms (goal <= ${g.loopMaxDelayMs}). Feeds: ${h.feedPath} (end date a day later per request: no kept answer).`
 }
