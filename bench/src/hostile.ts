@@ -55,7 +55,7 @@ export interface HostileBeside {
   probeAlone: ProbeResult
   probeBeside: ProbeResult
   kinds: HostileKind[]
-  /** The feed path each download varies (its end date moves a day per request, so none is answered from a kept feed). */
+  /** The feed path each download varies (its start moves a day earlier per request, so none is answered from a kept feed). */
   feedPath: string
 }
 
@@ -139,9 +139,11 @@ function startMix(server: RunningServer, targets: Targets): { feedPath: string; 
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: ruleBody(i),
     })
-  const feedPath = `/events/ical?start_date=${targets.feed.start}&end_date=${targets.feed.end}+N`
+  // The window starts a day earlier per request (before the first event: the same events), so no
+  // request is answered from a kept feed.
+  const feedPath = `/events/ical?start_date=${targets.feed.start}-N days&end_date=${targets.feed.end}`
   const feed = (k: number) => (i: number) =>
-    fetch(`${server.base}/events/ical?start_date=${targets.feed.start}&end_date=${addDays(targets.feed.end, (i * PARALLEL_FEEDS + k) % 3650)}`)
+    fetch(`${server.base}/events/ical?start_date=${addDays(targets.feed.start, -1 - ((i * PARALLEL_FEEDS + k) % 3650))}&end_date=${targets.feed.end}`)
   const loops = [
     loop('anonymous POST /events with the rule', post(undefined)),
     loop('administrator POST /events with the rule', post(ADMIN_TOKEN)),

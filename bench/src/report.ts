@@ -407,5 +407,5 @@ export function hostileLines(h: HostileBeside, as: (header: string[], rows: stri
     h.kinds.map((k) => [k.name, String(k.sent), Object.entries(k.statuses).map(([s, n]) => `${s}: ${n}`).join(', '), f(k.maxMs, 0)]),
   )
   const g = HOSTILE_GOALS
-  return `${phases}\n\n${kinds}\n\nlist beside / alone ${f(h.ratio, 2)} (goal >= ${g.ratio}); /healthz p99 ${f(h.probeBeside.p99)} ms (goal <= ${g.healthzP99Ms}); loop max delay ${f(h.probeBeside.loopMaxDelayMs)} ms (goal <= ${g.loopMaxDelayMs}). Feeds: ${h.feedPath} (end date a day later per request: no kept answer).`
+  return `${phases}\n\n${kinds}\n\nlist beside / alone ${f(h.ratio, 2)} (goal >= ${g.ratio}); /healthz p99 ${f(h.probeBeside.p99)} ms (goal <= ${g.healthzP99Ms}); loop max delay ${f(h.probeBeside.loopMaxDelayMs)} ms (goal <= ${g.loopMaxDelayMs}). Feeds: ${h.feedPath} (a day earlier per request: no kept answer).`
 }
