@@ -21,6 +21,11 @@ const PARALLEL_FEEDS = 4
 /** Shortest time between two requests of one hostile kind (one in flight each). */
 const MIN_GAP_MS = 200
 
+/** Longer than the window /healthz reports the loop's delay over (10 to 20 s). */
+const SETTLE_MS = 21_000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /** How often the probe asks /healthz. */
 const PROBE_MS = 100
 
@@ -85,7 +90,7 @@ function loop(name: string, request: (i: number) => Promise<Response>): { stop()
       kind.statuses[status] = (kind.statuses[status] ?? 0) + 1
       const took = performance.now() - t0
       kind.maxMs = Math.max(kind.maxMs, took)
-      if (took < MIN_GAP_MS && !stopped) await new Promise((resolve) => setTimeout(resolve, MIN_GAP_MS - took))
+      if (took < MIN_GAP_MS && !stopped) await sleep(MIN_GAP_MS - took)
     }
   })()
   return {
@@ -116,7 +121,7 @@ function probe(server: RunningServer): { stop(): Promise<ProbeResult> } {
         latencies.push(performance.now() - t0)
       }
       const wait = PROBE_MS - (performance.now() - t0)
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      if (wait > 0) await sleep(wait)
     }
   })()
   return {
@@ -162,10 +167,14 @@ export async function hostileBeside(
   targets: Targets,
   runOpts: { connections: number; duration: number; warmup: number },
 ): Promise<HostileBeside> {
+  // /healthz reports the loop's delay over the last 10 to 20 s: each phase starts after a window
+  // of its own, so that what ran before (seeding, other scenarios, the alone phase) is not in it.
+  await sleep(SETTLE_MS)
   const aloneProbe = probe(server)
   const alone = await measure(server, { scenario: 'list', targets }, { ...runOpts, stats: true })
   const probeAlone = await aloneProbe.stop()
   const mix = startMix(server, targets)
+  await sleep(SETTLE_MS)
   // The mix runs through the generator's warm-up too: the list is measured in its steady state.
   const besideProbe = probe(server)
   const measured = await measure(server, { scenario: 'list', targets }, { ...runOpts, stats: true }).then(
