@@ -12,7 +12,11 @@ function commonListArgs(variant: VariantConfig) {
     page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
     per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).' }),
     start_date: args.time({ description: 'Events starting on or after this date.' }),
-    end_date: args.time({ description: 'Events ending on or before this date.' }),
+    end_date: args.time({
+      description:
+        'Events ending on or before this date. In the event list, occurrences of open-ended series past the stored span (36 months ahead) ' +
+        'are computed for the request: a window holding more than 5,000 of them is a 400 naming the date parameters.',
+    }),
     search: args.shortText(500, { description: 'Events whose title, excerpt or description contain every word.' }),
     categories: args.idOrSlugList({ description: 'Category IDs or slugs.' }),
     tags: args.idOrSlugList({ description: 'Tag IDs or slugs.' }),
