@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from './connection-errors.js'
 import type { XactStatus, XactStatusProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { searchPathQuery } from './schema.js'
+import { inlineParameters } from './inline-parameters.js'
 import type { ConfigClient, ConfigPool } from './prepared-statements.js'
 
 // A host's own pg.Pool (`database: { pool }`, README "Embedding"). Its connections are the host's:
@@ -53,6 +54,13 @@ function isRead(result: unknown): boolean {
   return !Array.isArray(result) && (result as PgResult | undefined)?.command === 'SELECT'
 }
 
+/**
+ * Longest statement sent in one message with its transaction, its parameters written in
+ * (`inline-parameters.ts`): a statement this short costs less to parse each time than the two
+ * round trips of a transaction around it. Longer ones (lists) keep their prepared plans.
+ */
+const ONE_MESSAGE_MAX = 400
+
 /** Statements of the settings sent after BEGIN (`localSettingsPool`). */
 const SETTINGS_STATEMENTS = 2
 
@@ -68,9 +76,10 @@ const ignore = () => {}
  * The host's pool seen as Kysely's pool: each statement gets the calendar's type parsers and
  * a client-side limit a little past `statementTimeoutMs`, and runs in a transaction that first sets
  * the calendar's search path and `statementTimeoutMs` with SET LOCAL. A Kysely transaction carries them in its BEGIN
- * message (no extra round trip). A statement outside one gets a transaction of its own, begun
- * before it and committed right after a write, at release after a read; one that fails rolls back
- * at once, as autocommit would have. `end()` leaves the host's pool open.
+ * message (no extra round trip). A short statement outside one is sent in one message with its
+ * transaction (`ONE_MESSAGE_MAX`); a longer one gets a transaction begun before it and committed
+ * right after a write, at release after a read. One that fails rolls back at once, as autocommit
+ * would have. `end()` leaves the host's pool open.
  */
 export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number): PostgresPool & ConfigPool {
   const queryTimeoutMs = statementTimeoutMs + 2_000
@@ -115,6 +124,8 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         return send(config)
       }
       if (open === 'none') {
+        const whole = config.text.length <= ONE_MESSAGE_MAX ? inlineParameters(config.text, config.values ?? []) : undefined
+        if (whole !== undefined) return oneMessage(whole)
         await begin(`begin; ${await settingsOn(send)}`)
         open = 'implicit'
       }
@@ -129,6 +140,17 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
       // connection); a read's transaction is ended at release, off the caller's path.
       if (!isRead(result)) await end('commit')
       return result
+    }
+    /** A short statement with its transaction and settings in one message: one round trip, as on the calendar's own pool. */
+    async function oneMessage(statement: string): Promise<unknown> {
+      try {
+        const results = (await send({ text: `begin; ${await settingsOn(send)}; ${statement}; commit` })) as PgResult[]
+        return results[1 + SETTINGS_STATEMENTS]
+      } catch (err) {
+        // The message stops at the failing statement, inside the transaction it began.
+        if (!broken) await send({ text: 'rollback' }).catch(() => {})
+        throw err
+      }
     }
     /** Sends a BEGIN message; if a part of it fails, a transaction it opened must not reach the host. */
     async function begin(text: string): Promise<unknown> {

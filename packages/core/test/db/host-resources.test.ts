@@ -83,6 +83,37 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     expect(pool.totalCount).toBeLessThanOrEqual(MAX)
   })
 
+  it('sends a short statement in one message with its transaction and settings', async () => {
+    let messages = 0
+    const counting = {
+      async connect() {
+        const client = await pool.connect()
+        return new Proxy(client, {
+          get(target, name) {
+            if (name === 'query') return (...args: Parameters<typeof client.query>) => (messages++, target.query(...args))
+            const value = Reflect.get(target, name) as unknown
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
+      },
+      get totalCount() { return pool.totalCount },
+      get idleCount() { return pool.idleCount },
+      get waitingCount() { return pool.waitingCount },
+    }
+    const counted = await createCalendar({ database: { pool: counting }, migrate: false, now: () => NOW })
+    try {
+      await counted.tokens.hasAdmin()
+      messages = 0
+      await counted.tokens.hasAdmin()
+      // A read's transaction may end after its answer: count once it has.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(messages).toBe(1)
+    } finally {
+      await counted.close()
+    }
+    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+  })
+
   it("applies the calendar's statement timeout to its statements on the host's connections", async () => {
     const timed = await createCalendar({ database: { pool, statementTimeoutMs: 300 }, migrate: false, now: () => NOW })
     const blocker = new pg.Client({ connectionString: scratch.url, application_name: 'test-blocker' })
