@@ -15,6 +15,7 @@ import { allScenarios, scenarios, type Scenario, type Targets } from './scenario
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
 import { scalingRun } from './scaling.js'
 import { benchDatabaseName, SERIES_PAIRED, seriesVsPlainRun } from './series.js'
+import { steadyRun } from './steady.js'
 import { sweep, sweepPaths } from './sweep.js'
 import { calendarWriter, foreignWriter, hostWriter, type BackgroundWriter } from './writers.js'
 
@@ -249,13 +250,20 @@ async function pgliteRun(o: BenchOptions): Promise<void> {
   }
 }
 
+/** Steady-state mode (issue 34): its own database of `--events`, seeded, then only the steady-state run. */
+async function steadyMain(o: BenchOptions): Promise<void> {
+  // Its own name: the history writes into it, so a kept database is no fresh seed any more.
+  const name = `${benchDatabaseName(o.events, 0)}_steady`
+  console.log(`PostgreSQL: seeding ${o.events.toLocaleString('en-US')} events into ${name}…`)
+  if (!o.keep) toDrop.push(name)
+  const db = await preparePostgres(o.adminUrl, name, o.events, false, 0)
+  console.log(report.seedLine(o.events, db.migrate, db.timings))
+  results.steady = await steadyRun(db.url, db.targets, runOpts, o.steadyWrites)
+}
+
 try {
-  const main = await postgresRun(opts)
-  if (!opts.skipScaling && results.postgres) {
-    const large = { url: main.url, targets: main.targets, events: results.postgres.events }
-    results.scaling = await scalingRun(opts, large, runScenarios, (name) => toDrop.push(name))
-  }
-  if (!opts.skipPglite) await pgliteRun(opts)
+  if (opts.steady) await steadyMain(opts)
+  else await mainRuns()
 } finally {
   for (const name of toDrop) await dropDatabase(opts.adminUrl, name).catch((e: Error) => console.error(`could not drop ${name}: ${e.message}`))
   results.seconds = (performance.now() - started) / 1000
@@ -265,4 +273,13 @@ try {
   writeFileSync(opts.out.replace(/\.json$/, '.md'), report.markdown(results))
   console.log(`\n${report.targetLines(results.targets)}`)
   console.log(`\nTotal ${(results.seconds / 60).toFixed(1)} min. Results: ${opts.out} (and .md)`)
+}
+
+async function mainRuns(): Promise<void> {
+  const main = await postgresRun(opts)
+  if (!opts.skipScaling && results.postgres) {
+    const large = { url: main.url, targets: main.targets, events: results.postgres.events }
+    results.scaling = await scalingRun(opts, large, runScenarios, (name) => toDrop.push(name))
+  }
+  if (!opts.skipPglite) await pgliteRun(opts)
 }

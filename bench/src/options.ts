@@ -36,6 +36,10 @@ export interface BenchOptions {
   reuse: boolean
   /** Where the JSON results go. */
   out: string
+  /** Steady-state mode (issue 34): reads, a history of API writes, the reads again, then 16 concurrent writers. */
+  steady: boolean
+  /** Creates of the steady-state history (as many updates, a fifth as many trashes). */
+  steadyWrites: number
 }
 
 const HELP = `Usage: pnpm bench [options]
@@ -76,6 +80,13 @@ const HELP = `Usage: pnpm bench [options]
   --keep              keep the bench databases afterwards
   --reuse             reuse databases kept by an earlier --keep run instead of seeding (iteration aid)
   --out FILE          JSON results (default bench/results/latest.json)
+  --steady            steady-state mode instead of the scenarios above (issue 34; env BENCH_STEADY=1): seed,
+                      measure list, list-window-category, categories, search and hot-list, write a history
+                      through the API (--steady-writes creates, as many updates, a fifth as many trashes,
+                      spread over categories, tags, venues and dates), measure them again (no VACUUM) and
+                      report after/before ratios; then 16 clients write overlapping terms at once (5xx,
+                      deadlocks, term counts against a recount)
+  --steady-writes N   creates of the steady-state history (default 10000; env BENCH_STEADY_WRITES)
 
   DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the calendar server process only (default none)
@@ -104,10 +115,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     if (!arg.startsWith('--')) throw new Error(`Unexpected argument ${arg}\n\n${HELP}`)
     const [key, inline] = arg.slice(2).split('=', 2) as [string, string | undefined]
-    const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse'
+    const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse' || key === 'steady'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'skip-hostile', 'rounds', 'keep', 'reuse', 'out']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'skip-hostile', 'rounds', 'keep', 'reuse', 'out', 'steady', 'steady-writes']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -131,6 +142,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     keep: truthy(get('keep', 'BENCH_KEEP')),
     reuse: truthy(get('reuse', 'BENCH_REUSE')),
     out: get('out', 'BENCH_OUT') ?? new URL('../results/latest.json', import.meta.url).pathname,
+    steady: truthy(get('steady', 'BENCH_STEADY')),
+    steadyWrites: Math.round(num('--steady-writes', get('steady-writes', 'BENCH_STEADY_WRITES'), 10_000)),
   }
 }
 

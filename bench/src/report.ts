@@ -3,6 +3,7 @@ import { HOSTILE_GOALS, type HostileBeside } from './hostile.js'
 import type { FeedResult } from './feed.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
+import { STEADY_GOAL, type SteadyResult } from './steady.js'
 import type { SweepResult } from './sweep.js'
 import type { WriterReport } from './writers.js'
 
@@ -51,6 +52,8 @@ export interface RunResults {
   }
   /** Issue 19: the list scenarios on the series database and on one of as many plain events, in paired rounds. */
   seriesVsPlain?: SeriesVsPlain
+  /** Steady-state mode (issue 34): reads before and after a history of writes, then concurrent writers. */
+  steady?: SteadyResult
   pglite?: { events: number; migrate: number; seed: SeedTimings; scenarios: ScenarioResult[] }
   targets: Target[]
   seconds: number
@@ -249,6 +252,13 @@ export function targets(r: RunResults): Target[] {
     // Scenario figures are averages over thousands of requests; the probes are exact single requests.
     out.push({ name: 'SQL statements per list request (any per_page)', goal: '<= 3', value: f(worst, 2), met: worst <= 3.005 })
   }
+  for (const x of r.steady?.scenarios ?? []) {
+    out.push({ name: `steady state: ${x.name} after/before the history`, goal: `>= ${STEADY_GOAL}`, value: `${f(x.ratio, 2)} (${f(x.before.rps, 0)} -> ${f(x.after.rps, 0)} req/s)`, met: x.ratio >= STEADY_GOAL })
+  }
+  if (r.steady) {
+    const c = r.steady.concurrency
+    out.push({ name: `${c.clients} concurrent writers: 5xx / deadlocks / term counts off a recount`, goal: '0 / 0 / 0', value: `${c.status5xx} / ${c.deadlocks} / ${c.countMismatches}`, met: c.status5xx + c.deadlocks + c.countMismatches === 0 })
+  }
   const sp = r.seriesVsPlain
   for (const x of sp?.scenarios ?? []) {
     out.push({
@@ -359,6 +369,7 @@ export function markdown(r: RunResults): string {
       parts.push(`Default list: **${f(c.fraction * 100, 0)}%** of the lower ceiling (median of ${c.rounds.length} rounds).`)
     }
   }
+  if (r.steady) parts.push(steadyMarkdown(r.steady))
   if (r.seriesVsPlain) {
     const s = r.seriesVsPlain
     parts.push(
@@ -408,4 +419,19 @@ export function hostileLines(h: HostileBeside, as: (header: string[], rows: stri
   )
   const g = HOSTILE_GOALS
   return `${phases}\n\n${kinds}\n\nlist beside / alone ${f(h.ratio, 2)} (goal >= ${g.ratio}); /healthz p99 ${f(h.probeBeside.p99)} ms (goal <= ${g.healthzP99Ms}); loop max delay ${f(h.probeBeside.loopMaxDelayMs)} ms (goal <= ${g.loopMaxDelayMs}). Feeds: ${h.feedPath} (a day earlier per request: no kept answer).`
+}
+
+/** The steady-state run as markdown: the history, each read before and after it, the concurrent writers. */
+function steadyMarkdown(st: SteadyResult): string {
+  const h = st.history
+  const c = st.concurrency
+  return [
+    `### Steady state`,
+    `History through the API: ${h.creates} creates, ${h.updates} updates, ${h.trashes} trashes in ${f(h.seconds, 0)} s (${f(h.perSecond, 0)}/s, ${h.failed} failed); afterwards the change log held ${h.logRows} rows and terms ${h.deadTerms} dead rows (no VACUUM).`,
+    markdownTable(
+      ['scenario', 'before req/s', 'p99 ms', 'after req/s', 'p99 ms', 'after/before', 'goal'],
+      st.scenarios.map((x) => [x.name, f(x.before.rps, 0), f(x.before.p99), f(x.after.rps, 0), f(x.after.p99), f(x.ratio, 2), `>= ${STEADY_GOAL}`]),
+    ),
+    `${c.clients} clients updating, creating and trashing events with overlapping terms: ${c.operations} writes in ${f(c.seconds, 1)} s, ${c.status5xx} 5xx, ${c.deadlocks} deadlocks, ${c.countMismatches} term counts off a recount (${c.other4xx} other non-2xx).`,
+  ].join('\n\n')
 }
