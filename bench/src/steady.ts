@@ -200,11 +200,10 @@ async function concurrency(url: string, v: Vocabulary, perClient: number): Promi
     const answered = new Map<number, number>()
     for (const collection of ['categories', 'tags']) {
       for (let page = 1; ; page++) {
-        const res = await fetch(`${server.base}/${collection}?hide_empty=0&per_page=100&page=${page}`)
-        const body = (await res.json()) as { id: number; count: number }[] | Record<string, { id: number; count: number }[]>
-        const items = Array.isArray(body) ? body : (Object.values(body).find(Array.isArray) ?? [])
-        for (const t of items) answered.set(t.id, t.count)
-        if (items.length < 100) break
+        const res = await fetch(`${server.base}/${collection}?hide_empty=0&per_page=50&page=${page}`)
+        const body = (await res.json()) as Record<string, unknown> & { total_pages: number }
+        for (const t of body[collection] as { id: number; count: number }[]) answered.set(t.id, t.count)
+        if (page >= body.total_pages) break
       }
     }
     const recount = await withSession(url, async (c) =>

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { BACKEND, freshCalendar, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+import { BACKEND, execSql, freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const CREATES = 32
@@ -51,5 +51,33 @@ describe.runIf(BACKEND === 'postgres')('creates into one category do not wait on
     expect(created).toHaveLength(CREATES)
     expect(waits.filter((w) => w.wait_ms > 10)).toEqual([])
     expect((await calendar.categories.get(popular.id)).count).toBe(CREATES)
+  })
+})
+
+// The deltas' table is a queue: folded rows are deleted. Left to an autovacuum that is off (as on
+// the bench machines), its dead rows stayed and every count read walked them. A fold that moved
+// anything vacuums it, so a count read costs a few pages however many writes came before.
+describe(`term count reads after many folded writes (${BACKEND})`, () => {
+  let calendar: Calendar
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW })
+  })
+  afterAll(() => calendar.close())
+
+  it('reads few pages for a count once 20,000 deltas were folded', async () => {
+    const cat = await calendar.categories.create({ name: 'Folded' })
+    // 20,000 deltas of +0 (counts unchanged), as a long history of writes would leave behind.
+    await execSql(`insert into cal_term_count_deltas (term_id, delta) select ${cat.id}, 0 from generate_series(1, 20000)`)
+    // Sixteen writes: a fold.
+    for (let i = 0; i < 16; i++) {
+      await calendar.events.create({ title: `Folding ${i}`, start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 11:00:00', categories: [cat.id] })
+    }
+    const rows = await querySql<Record<string, unknown>>(`explain (analyze, buffers, format json)
+      select (t.count + coalesce((select sum(d.delta) from cal_term_count_deltas d where d.term_id = t.id), 0))::int from terms t where t.id = ${cat.id}`)
+    const raw = Object.values(rows[0]!)[0]
+    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, number> }[]
+    const pages = plan[0]!.Plan['Shared Hit Blocks']! + plan[0]!.Plan['Shared Read Blocks']!
+    expect(pages, `pages read for one count: ${pages}`).toBeLessThan(20)
+    expect((await calendar.categories.get(cat.id)).count).toBe(16)
   })
 })
