@@ -164,7 +164,7 @@ async function concurrency(url: string, v: Vocabulary, perClient: number): Promi
   let status5xx = 0
   let other4xx = 0
   const started = performance.now()
-  let countMismatches = 0
+  let countMismatches: number
   try {
     await Promise.all(
       Array.from({ length: clients }, async (_, c) => {
