@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.data/**', 'scratch/**', 'examples/typed-client/client/generated/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.data/**', 'scratch/**', 'examples/typed-client/client/generated/**', 'docs/test/.samples/**'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -75,6 +75,12 @@ export default defineConfig({
         },
       },
       {
+        // Docs that cannot drift: every sample of the READMEs and docs/ compiles, parses or runs
+        // (docs/test/doc-samples.test.ts), against PostgreSQL.
+        extends: true,
+        test: { name: 'docs', include: ['docs/test/**/*.test.ts'], env: { CAL_TEST_BACKEND: 'postgres' }, testTimeout: 120_000 },
+      },
+      {
         // Builds and packs the published packages, lints the tarballs and installs them into an
         // app outside the workspace (npm; PGlite in memory and PostgreSQL). About 30 s.
         extends: true,
