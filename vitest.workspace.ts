@@ -78,7 +78,7 @@ export default defineConfig({
         // Docs that cannot drift: every sample of the READMEs and docs/ compiles, parses or runs
         // (docs/test/doc-samples.test.ts), against PostgreSQL.
         extends: true,
-        test: { name: 'docs', include: ['docs/test/**/*.test.ts'], env: { CAL_TEST_BACKEND: 'postgres' }, testTimeout: 120_000 },
+        test: { name: 'docs', include: ['docs/test/**/*.test.ts'], env: { CAL_TEST_BACKEND: 'postgres' }, testTimeout: 120_000, sequence: { concurrent: true } },
       },
       {
         // Builds and packs the published packages, lints the tarballs and installs them into an

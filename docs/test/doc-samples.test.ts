@@ -341,17 +341,14 @@ describe('run=commands: blocks whose every command runs here, on a scratch datab
     const fences = fencesRun('commands')
     expect(fences.length).toBeGreaterThan(0)
     const dir = mkdtempSync(join(tmpdir(), 'cal-doc-'))
-    // One command at a time per block (a later one may need an earlier one's result), blocks side by side.
+    // Every command side by side (each its own data; most of the time is each process's start).
     const failures = await Promise.all(
-      fences.map(async (fence) => {
-        const problems: string[] = []
-        for (const command of commandsOf(fence)) {
-          const text = command.text.replaceAll('postgres://…', database.url).replaceAll('/tmp/cal', join(dir, `data-${fence.line}`))
-          await run('bash', ['-c', `set -euo pipefail\n${text}`], { cwd: ROOT, timeout: 90_000 }).catch((err: { stderr: string; code: number }) =>
-            problems.push(`${command.fence.file}:${command.line}: exit ${err.code}: ${err.stderr.slice(-500)}`),
-          )
-        }
-        return problems
+      fences.flatMap(commandsOf).map(async (command) => {
+        const text = command.text.replaceAll('postgres://…', database.url).replaceAll('/tmp/cal', join(dir, `data-${command.line}`))
+        return run('bash', ['-c', `set -euo pipefail\n${text}`], { cwd: ROOT, timeout: 150_000 }).then(
+          () => [],
+          (err: { stderr: string; code: number }) => [`${command.fence.file}:${command.line}: exit ${err.code}: ${err.stderr.slice(-500)}`],
+        )
       }),
     )
     rmSync(dir, { recursive: true, force: true })
