@@ -37,6 +37,7 @@ const PRELUDES: Record<string, string> = {
   app: `import type { Express } from 'express'\ndeclare const app: Express`,
   shuttingDown: `declare let shuttingDown: boolean`,
   importer: `import type { EventInput } from '@cal-events/core'\ndeclare const vevent: { uid: string }\ndeclare const input: EventInput`,
+  handler: `import type { createFetchHandler } from '@cal-events/http-fetch'\ndeclare const handler: ReturnType<typeof createFetchHandler>`,
 }
 
 const KNOWN_LANGS = new Set(['ts', 'typescript', 'sh', 'bash', 'json', 'text'])
@@ -90,7 +91,10 @@ describe('every sample in the docs is compiled, parsed or run', () => {
           sourceMap: false,
           moduleDetection: 'force',
           // Packages the samples import that only an example depends on.
-          paths: { 'express-session': ['../../../examples/express-host/node_modules/@types/express-session/index.d.ts'] },
+          paths: {
+            'express-session': ['../../../examples/express-host/node_modules/@types/express-session/index.d.ts'],
+            hono: ['../../../packages/http-fetch/node_modules/hono/dist/types/index.d.ts'],
+          },
         },
         include: ['*.ts'],
       }),
@@ -415,5 +419,44 @@ describe('option defaults in the READMEs are the ones createCalendar resolves', 
     }
     expect(checked).toBeGreaterThan(5)
     expect(wrong).toEqual([])
+  })
+})
+
+describe('the [test: …] tags of the prose', () => {
+  /** Every *.test.ts of the repository by file name (tags may give the name alone). */
+  function testFiles(): Map<string, string[]> {
+    const byName = new Map<string, string[]>()
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        if (entry.name === 'node_modules' || entry.name.startsWith('.') || entry.name === 'dist') continue
+        const path = `${dir}/${entry.name}`
+        if (entry.isDirectory()) walk(path)
+        else if (entry.name.endsWith('.test.ts')) byName.set(entry.name, [...(byName.get(entry.name) ?? []), path])
+      }
+    }
+    for (const dir of ['packages', 'examples', 'packaging', 'docs', 'bench']) if (existsSync(join(ROOT, dir))) walk(dir)
+    return byName
+  }
+
+  it('name test files that exist, and the tests they quote are in them', () => {
+    const byName = testFiles()
+    const problems: string[] = []
+    for (const file of documentedFiles(ROOT)) {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      let previous: string[] = []
+      for (const tag of text.matchAll(/\[test: ([^\]]+)\]/g)) {
+        const body = tag[1]!.replace(/\s+/g, ' ')
+        const line = text.slice(0, tag.index).split('\n').length
+        if (body === 'path') continue
+        const named = [...body.matchAll(/[\w./-]+\.test\.ts/g)].map((m) => m[0])
+        const paths = named.flatMap((name) => (existsSync(join(ROOT, name)) ? [name] : (byName.get(name.split('/').pop()!) ?? [])))
+        for (const name of named) if (!existsSync(join(ROOT, name)) && !byName.has(name.split('/').pop()!)) problems.push(`${file}:${line}: no test file ${name}`)
+        const files = named.length ? paths : previous
+        previous = files
+        const sources = files.map((p) => readFileSync(join(ROOT, p), 'utf8').replace(/\s+/g, ' ')).join('\n')
+        for (const [, quoted] of body.matchAll(/"([^"]+)"/g)) if (!sources.includes(quoted!)) problems.push(`${file}:${line}: "${quoted}" is in none of ${files.join(', ') || '(no file named)'}`)
+      }
+    }
+    expect(problems).toEqual([])
   })
 })

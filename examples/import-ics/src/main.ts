@@ -54,8 +54,12 @@ try {
   const { vevents, planned, created, updated, skipped, removed } = summary
   console.log(`${file}: ${vevents} VEVENTs, ${planned} events (a recurring series counts once).`)
   console.log(`created ${created}, updated ${updated}, skipped ${skipped}, removed ${removed}`)
+  // Up to the stored horizon (36 months ahead): a window beyond it computes open-ended series'
+  // occurrences per request, which lists bound (a 400 for a file with a weekly series without end).
+  const until = new Date()
+  until.setUTCMonth(until.getUTCMonth() + 35)
   const [events, venues, organizers] = await Promise.all([
-    calendar.events.list({ start_date: '1900-01-01', end_date: '2999-12-31', status: 'publish,private', per_page: 1 }),
+    calendar.events.list({ start_date: '1900-01-01', end_date: until.toISOString().slice(0, 10), status: 'publish,private', per_page: 1 }),
     calendar.venues.list({ per_page: 1 }),
     calendar.organizers.list({ per_page: 1 }),
   ])
