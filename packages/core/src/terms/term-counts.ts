@@ -20,11 +20,23 @@ export async function foldTermCounts(db: Kysely<DB>): Promise<void> {
   // The table is a queue: every row is deleted soon after it is written. Without a VACUUM (and
   // autovacuum may be off, or behind) its dead rows stay, and each count read walks all of its
   // term's deleted deltas: 740 pages for a category list after 440 writes, growing with every
-  // write. Vacuuming a table of a few live rows takes a millisecond and takes no lock a writer or
-  // reader waits for. A host's pool runs every statement in a transaction, where VACUUM cannot
-  // run: there the error is ignored and the table is left to autovacuum.
-  if ((rows[0]?.folded ?? 0) > 0) await sql`vacuum cal_term_count_deltas`.execute(db).catch(() => {})
+  // write. Vacuuming a table of a few live rows takes a millisecond. `truncate false`: giving the
+  // empty pages at its end back needs an exclusive lock, which VACUUM tries to get for up to 5 s
+  // while writers keep inserting (a bench history fell to 5 writes a second); the pages are reused
+  // instead. `skip_locked`: a VACUUM already running (another process's) makes this one return.
+  // A host's pool runs every statement in a transaction, where VACUUM cannot run: there the error
+  // is ignored and the table is left to autovacuum.
+  if ((rows[0]?.folded ?? 0) > 0 && !vacuuming.has(db)) {
+    vacuuming.add(db)
+    try {
+      await sql`vacuum (truncate false, skip_locked) cal_term_count_deltas`.execute(db).catch(() => {})
+    } finally {
+      vacuuming.delete(db)
+    }
+  }
 }
+
+const vacuuming = new WeakSet<object>()
 
 /**
  * Counts a committed write; every FOLD_EVERY-th folds. A failed fold (database away) is left to
