@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.data/**', 'scratch/**', 'examples/typed-client/client/generated/**', 'docs/test/.samples/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.data/**', 'scratch/**', 'examples/typed-client/client/generated/**', 'docs/test/.samples/**', 'packaging/api-report/**'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -23,7 +23,7 @@ import { createDispatcher } from './http/dispatch.js'
 import { invalidParams } from './errors.js'
 import type { EventListArgs } from './events/event.args.js'
 import { eventWriteArgs } from './events/event.args.js'
-import { linkedListArgs, linkedWriteArgs } from './linked/linked.args.js'
+import { linkedListArgs, type LinkedWriteArgs } from './linked/linked.args.js'
 import { termListArgs, termWriteArgs } from './terms/term.args.js'
 import { toErrorResponse } from './http/error-response.js'
 import type { CachedAnswer, CalendarRequest, CalendarResponse } from './http/request.js'
@@ -32,7 +32,7 @@ import { followingArgs, overrideArgs } from './events/occurrence.operations.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from './events/event.routes.js'
 import { feedArgs } from './ical/ical.operations.js'
 import { icalOperations, icalRoutes } from './ical/ical.routes.js'
-import { ORGANIZER, VENUE } from './linked/kinds.js'
+import { ORGANIZER, VENUE, type OrganizerDetailArgs, type VenueDetailArgs } from './linked/kinds.js'
 import { linkedOperations, linkedRoutes } from './linked/linked.routes.js'
 import { termOperations, termRoutes } from './terms/term.routes.js'
 import { CATEGORY, TAG } from './terms/taxonomies.js'
@@ -89,15 +89,29 @@ export type EventListQuery = WithLanguage<ArgInput<EventListArgs>>
 /** Query of `events.feed`: the list's filters without paging, as `GET /events/ical` takes them. */
 export type EventFeedQuery = WithLanguage<ArgInput<ReturnType<typeof feedArgs>>>
 /** Body of `events.create`/`update`: the fields of CONTRACT 10.1 (`password` in variant B). */
-export type EventInput = WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>> & { password?: string | null }
+export type EventInput = Omit<WithLanguage<ArgInput<ReturnType<typeof eventWriteArgs>>>, 'venue' | 'organizer'> & {
+  venue?: EventVenueInput
+  organizer?: EventOrganizerInput
+  password?: string | null
+}
+/** `venue` of an event write: an id, `{ id }`, a venue to create (or reuse) inline, or a clearing value (`null`, `0`, `''`, `[]`). */
+export type EventVenueInput = number | string | { id: number } | VenueInput | null | (number | string | { id: number } | VenueInput)[]
+/** `organizer` of an event write: one or a list (or comma-separated ids) of ids, `{ id }` objects or organizers to create inline. */
+export type EventOrganizerInput =
+  | number
+  | string
+  | { id: number }
+  | OrganizerInput
+  | null
+  | (number | string | { id: number } | OrganizerInput)[]
 /** Body of `events.updateOccurrence`: the event fields one occurrence may change. */
 export type OccurrenceInput = WithLanguage<ArgInput<ReturnType<typeof overrideArgs>>>
 /** Body of `events.updateFollowing`: the fields of `OccurrenceInput`, and the new series' `recurrence`. */
 export type FollowingInput = WithLanguage<ArgInput<ReturnType<typeof followingArgs>>>
 /** Body of `venues.create`/`update` (CONTRACT 11.1). */
-export type VenueInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'venue', (typeof VENUE)['detailArgs']>>>>
+export type VenueInput = WithLanguage<ArgInput<LinkedWriteArgs<'venue', VenueDetailArgs>>>
 /** Body of `organizers.create`/`update` (CONTRACT 11.1). */
-export type OrganizerInput = WithLanguage<ArgInput<ReturnType<typeof linkedWriteArgs<'organizer', (typeof ORGANIZER)['detailArgs']>>>>
+export type OrganizerInput = WithLanguage<ArgInput<LinkedWriteArgs<'organizer', OrganizerDetailArgs>>>
 /** Query of `venues.list`/`organizers.list` (CONTRACT 7). */
 export type LinkedListQuery = WithLanguage<ArgInput<ReturnType<typeof linkedListArgs>>>
 /** Query of `categories.list`/`tags.list` (CONTRACT 8; `parent` for categories only). */

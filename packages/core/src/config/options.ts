@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import type { PGlite } from '@electric-sql/pglite'
 import { isValidTimezone } from '../shared/wall-time.js'
 import { VARIANTS, type VariantConfig } from './variants.js'
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../db/schema.js'
@@ -12,7 +11,22 @@ import type { UnfilteredHtml } from '../shared/html.js'
 import { DEFAULT_RESPONSE_CACHE, type ResponseCacheOptions } from '../http/response-cache.js'
 import { DEFAULT_FEEDS, type FeedOptions } from '../ical/feed-builds.js'
 
-/** Where the calendar keeps its data. */
+/**
+ * A PGlite instance (`new PGlite()` / `PGlite.create()` of `@electric-sql/pglite`), described by
+ * shape: these declarations never load PGlite's own, so an app on PostgreSQL needs no PGlite (nor
+ * its types) installed.
+ */
+export interface PGliteInstance {
+  readonly waitReady: Promise<void>
+  query(query: string, params?: unknown[]): Promise<{ rows: unknown[] }>
+  exec(query: string): Promise<{ rows: unknown[] }[]>
+  close(): Promise<void>
+}
+
+/**
+ * Where the calendar keeps its data. The embedded choices (`dataDir`, `memory`, `pglite`) need the
+ * optional peer dependency `@electric-sql/pglite` installed.
+ */
 export type DatabaseOptions =
   /** A PostgreSQL server (`postgres://user@host:5432/db`). */
   | {
@@ -42,7 +56,7 @@ export type DatabaseOptions =
   /** Embedded PGlite in memory (lost on close). */
   | { memory: true }
   /** A PGlite instance owned by the caller (not closed by the calendar). */
-  | { pglite: PGlite }
+  | { pglite: PGliteInstance }
 
 /**
  * Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request.
@@ -64,7 +78,7 @@ export interface CalendarOptions {
   siteTimezone?: string
   /** Public site URL used for `url`, `global_id` and term archive links. Default: the request's origin. */
   publicBaseUrl?: string
-  /** Database. Default: embedded PGlite in memory. */
+  /** Database. Default: embedded PGlite in memory (with `@electric-sql/pglite` installed). */
   database?: DatabaseOptions
   /**
    * PostgreSQL schema for the calendar's tables, functions and migration records, created by the

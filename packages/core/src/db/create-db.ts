@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join } from 'node:path'
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely'
 import pg from 'pg'
+import type { PGlite } from '@electric-sql/pglite'
 import type { DatabaseOptions } from '../config/options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, freshConnectionProbe } from './commit-check.js'
@@ -99,16 +100,13 @@ async function openPglite(
   onQuery: QueryListener,
   schema: string,
 ): Promise<DatabaseHandle> {
-  const [{ PGlite }, { pg_trgm }, { createPgConfig }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-    import('@electric-sql/pglite/node-postgres'),
-  ])
+  const [{ PGlite }, { pg_trgm }, { createPgConfig }] = await loadPglite()
   let release = () => {}
-  let instance
+  let instance: PGlite
   let owned = true
   if ('pglite' in options) {
-    instance = options.pglite
+    // Typed by shape in the options (no PGlite types in the public declarations); a real instance.
+    instance = options.pglite as unknown as PGlite
     owned = false
   } else if ('dataDir' in options) {
     mkdirSync(options.dataDir, { recursive: true })
@@ -136,6 +134,30 @@ async function openPglite(
       if (owned) await instance.close()
       release()
     },
+  }
+}
+
+/**
+ * PGlite, loaded when an embedded database is asked for: it is an optional peer dependency, so an
+ * app on PostgreSQL installs none of it. Missing, the error says what to install.
+ */
+async function loadPglite() {
+  try {
+    return await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('@electric-sql/pglite/node-postgres'),
+    ])
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((err as Error).message).includes('@electric-sql/pglite')) {
+      throw new Error(
+        'The embedded database (PGlite) needs the optional peer dependency @electric-sql/pglite: npm install @electric-sql/pglite. ' +
+          'For PostgreSQL, pass database: { url }.',
+        { cause: err },
+      )
+    }
+    throw err
   }
 }
 

@@ -72,7 +72,10 @@ const organizerDetailArgs = {
 }
 
 /** The venue kind. */
-export const VENUE: LinkedKind<'venue', typeof venueDetailArgs> = {
+/** A venue's own write fields (CONTRACT 11.1), named so the public input types can refer to them. */
+export type VenueDetailArgs = typeof venueDetailArgs
+
+export const VENUE: LinkedKind<'venue', VenueDetailArgs> = {
   type: 'venue',
   table: 'venues',
   nameField: 'venue',
@@ -100,7 +103,10 @@ export const VENUE: LinkedKind<'venue', typeof venueDetailArgs> = {
 }
 
 /** The organizer kind. */
-export const ORGANIZER: LinkedKind<'organizer', typeof organizerDetailArgs> = {
+/** An organizer's own write fields (CONTRACT 11.1). */
+export type OrganizerDetailArgs = typeof organizerDetailArgs
+
+export const ORGANIZER: LinkedKind<'organizer', OrganizerDetailArgs> = {
   type: 'organizer',
   table: 'organizers',
   nameField: 'organizer',

@@ -7,6 +7,12 @@ import { imageArg, statusListArg } from '../posts/post-args.js'
 import type { LinkedKind } from './kinds.js'
 import { syncListArgs } from '../sync/sync.args.js'
 
+/**
+ * The body fields `linkedWriteArgs` declares for a kind with name field `N` and detail fields `D`.
+ * Named: the declaration bundler loses what an inline `typeof linkedWriteArgs<…>` refers to.
+ */
+export type LinkedWriteArgs<N extends string, D extends ArgsRecord> = ReturnType<typeof linkedWriteArgs<N, D>>
+
 /** Body fields of a venue/organizer create or update (CONTRACT 11.1); also used for inline data. */
 export function linkedWriteArgs<N extends string, D extends ArgsRecord>(kind: LinkedKind<N, D>, forCreate: boolean) {
   const name = { [kind.nameField]: args.nestr({ required: forCreate, description: `${kind.type} name` }) } as Record<N, ArgSpec<string, string>>

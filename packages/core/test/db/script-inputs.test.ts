@@ -49,6 +49,12 @@ describe(`script API inputs (${BACKEND})`, () => {
     await expect(calendar.organizers.create({ organizer: 'Typo Org', city: 'Rome' })).rejects.toMatchObject(unknownParam('city'))
     // @ts-expect-error nme is not a field (name is)
     await expect(calendar.tags.create({ nme: 'typo' })).rejects.toMatchObject(unknownParam('nme'))
+    // Inline venues and organizers of an event are typed as on their own routes.
+    // @ts-expect-error citty is not a venue field (city is)
+    const inlineVenue: EventInput = { title: 'Typo', ...WHEN, venue: { venue: 'Typo Hall', citty: 'Rome' } }
+    // @ts-expect-error emial is not an organizer field (email is)
+    const inlineOrganizer: EventInput = { title: 'Typo', ...WHEN, organizer: [{ organizer: 'Typo Org', emial: 'a@b.example' }] }
+    expect([inlineVenue.title, inlineOrganizer.title]).toEqual(['Typo', 'Typo'])
     expect((await calendar.events.list({ start_date: '2000-01-01', per_page: 1 })).total).toBe(before)
   })
 
