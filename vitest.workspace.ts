@@ -57,7 +57,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'http',
-          include: ['packages/http-express/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          include: ['packages/http-express/test/**/*.test.ts', 'packages/cli/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
           exclude: fastExclude,
           env: { CAL_TEST_BACKEND: 'postgres' },
           isolate: false,

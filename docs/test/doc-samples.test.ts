@@ -172,12 +172,11 @@ const fencesRun = (name: string) => FENCES.filter((f) => attr(f, 'run') === name
 
 describe('run=curl-tour: the README tour against the example server on a fresh database', () => {
   const database = scratchDatabase('doc_tour')
-  let server: import('../../examples/server/src/server.js').ExampleServer
+  let server: import('@cal-events/cli').CalendarServer
   beforeAll(async () => {
     await database.create()
-    const { startExampleServer } = await import('../../examples/server/src/server.js')
-    const { loadConfig } = await import('../../examples/server/src/config.js')
-    server = await startExampleServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_DEMO: '1', CAL_LOG_LEVEL: 'silent' }))
+    const { startServer, loadConfig } = await import('@cal-events/cli')
+    server = await startServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_DEMO: '1', CAL_LOG_LEVEL: 'silent' }))
   })
   afterAll(async () => {
     await server?.close()

@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup'
 // Production build of the example server: `node dist/main.js`. Dependencies (the calendar
 // packages, express, zod) stay external; Node resolves `@cal-events/*` to their built `dist`.
 export default defineConfig({
-  entry: ['src/main.ts', 'src/tokens-cli.ts', 'src/feed-keys-cli.ts', 'src/migrate.ts'],
+  entry: ['src/main.ts'],
   format: ['esm'],
   clean: true,
   sourcemap: true,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Calendar, EventResource } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { importIcs } from '../src/import-ics.js'
+import { importIcs } from '@cal-events/cli'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const WINDOW = { start_date: '2026-01-01', end_date: '2028-12-31', per_page: 50 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { importIcs, planIcs, type PlannedEvent } from '../src/import-ics.js'
+import { importIcs, planIcs, type PlannedEvent } from '@cal-events/cli'
 
 const run = promisify(execFile)
 const SAMPLE_PATH = fileURLToPath(new URL('../data/sample.ics', import.meta.url))

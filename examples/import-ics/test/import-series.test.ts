@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { importIcs, planIcs } from '../src/import-ics.js'
+import { importIcs, planIcs } from '@cal-events/cli'
 
 // A Google-Calendar-style export: a weekly series with an EXDATE, one occurrence moved by a
 // RECURRENCE-ID VEVENT and one cancelled, a monthly all-day series, and a rule the calendar

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../test-support/http.js'
-import { migrateSite, SourceError } from '../src/migrate-site.js'
+import { migrateSite, SourceError } from '@cal-events/cli'
 
 // Issue 21 item 4: copy a whole calendar from a live site. The source is a real server of ours
 // (PostgreSQL), read through our namespace and through the reference's; the target is a second

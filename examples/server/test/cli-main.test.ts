@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { runCliMain } from '../src/cli.js'
-import { FEED_KEYS_CLI } from '../src/feed-keys-cli.js'
-import { TOKENS_CLI } from '../src/tokens-cli.js'
+import { runCliMain } from '@cal-events/cli'
+import { FEED_KEYS_CLI } from '@cal-events/cli'
+import { TOKENS_CLI } from '@cal-events/cli'
 
 // The two command-line tools as `pnpm tokens …` and `pnpm feed-keys …` run them: the server's
 // environment, the exit code, and what goes to stdout and to stderr.
@@ -47,10 +47,10 @@ describe('tokens and feed-keys command lines', () => {
     expect(keys.stdout).not.toContain(secret)
   })
 
-  it('print the usage on --help and with a mistake, and exit 1 on a mistake', async () => {
+  it('print the usage on --help and with a mistake, and exit 2 on a mistake', async () => {
     const help = await run('feed-keys', ['--help'])
     expect(help).toMatchObject({ code: 0, stderr: '' })
-    expect(help.stdout).toMatch(/^Usage:\n {2}feed-keys create/)
+    expect(help.stdout).toMatch(/^Usage:\n {2}cal-events feed-keys create/)
     for (const [tool, args, message] of [
       ['tokens', [], 'Name a command: create, list or revoke.'],
       ['tokens', ['frobnicate'], 'Unknown command "frobnicate".'],
@@ -59,7 +59,7 @@ describe('tokens and feed-keys command lines', () => {
       ['feed-keys', ['create'], 'feed-keys create needs --login.'],
     ] as const) {
       const mistake = await run(tool, [...args])
-      expect(mistake.code, `${tool} ${args.join(' ')}`).toBe(1)
+      expect(mistake.code, `${tool} ${args.join(' ')}`).toBe(2)
       expect(mistake.stdout).toBe('')
       expect(mistake.stderr).toMatch(new RegExp(`^${message.replace(/[.()"]/g, '\\$&')}\n\nUsage:\n`))
     }

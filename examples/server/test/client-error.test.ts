@@ -1,8 +1,8 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 const database = scratchDatabase('client_error')
 
@@ -26,12 +26,12 @@ function parse(reply: string): { statusLine: string; headers: Record<string, str
 }
 
 describe("Node's own client errors carry the JSON error body", () => {
-  let server: ExampleServer
+  let server: CalendarServer
   let port: number
 
   beforeAll(async () => {
     await database.create()
-    server = await startExampleServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_DEMO: '0', CAL_LOG_LEVEL: 'silent', CAL_ADMIN_TOKEN: 'client-error-admin-token-0123' }))
+    server = await startServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_DEMO: '0', CAL_LOG_LEVEL: 'silent', CAL_ADMIN_TOKEN: 'client-error-admin-token-0123' }))
     port = Number(new URL(server.url).port)
   })
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 // The example server's switches of issue 21, end to end: CAL_CORS_ORIGINS and CAL_WP_COMPAT reach
 // the calendar, and the administrator token works as an application password for `admin`.
@@ -11,12 +11,12 @@ const APP = 'https://app.example.org'
 const database = scratchDatabase('compat_env')
 
 describe('example server with CAL_CORS_ORIGINS and CAL_WP_COMPAT', () => {
-  let server: ExampleServer
+  let server: CalendarServer
 
   beforeAll(async () => {
     await database.create()
     const env = { DATABASE_URL: new URL(database.url).href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN, CAL_LOG_LEVEL: 'silent', CAL_CORS_ORIGINS: `${APP},*`, CAL_WP_COMPAT: '1' }
-    server = await startExampleServer(loadConfig(env))
+    server = await startServer(loadConfig(env))
   })
   afterAll(async () => {
     await server?.close()

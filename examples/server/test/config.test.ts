@@ -1,10 +1,12 @@
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, defaultPoolSize, DEFAULT_DATA_DIR, loadConfig } from '../src/config.js'
+import { ConfigError, defaultDataDir, defaultPoolSize, loadConfig } from '@cal-events/cli'
+
+const DEFAULT_DATA_DIR = defaultDataDir()
 
 describe('example server configuration', () => {
-  it('defaults to PGlite under the example package, demo data on, port 3000 on loopback', () => {
+  it('defaults to PGlite in .data/pglite of the working directory, demo data on, port 3000 on loopback', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
@@ -16,7 +18,10 @@ describe('example server configuration', () => {
       demo: true,
       logLevel: 'info',
     })
-    expect(DEFAULT_DATA_DIR).toBe(fileURLToPath(new URL('../.data/pglite', import.meta.url)))
+    expect(DEFAULT_DATA_DIR).toBe(resolve(process.cwd(), '.data/pglite'))
+    // The example server keeps its own, whatever the working directory.
+    const own = fileURLToPath(new URL('../.data/pglite', import.meta.url))
+    expect(loadConfig({}, { defaultDataDir: own }).database).toEqual({ dataDir: own })
   })
 
   it('uses DATABASE_URL with demo data off unless CAL_DEMO says otherwise', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { seedDemoData } from '../src/demo-data.js'
+import { seedDemoData } from '@cal-events/cli'
 
 // Issue 16: demo events without their own zone were stored as "UTC" under a non-UTC site zone.
 describe('demo data in a non-UTC site zone', () => {

@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 // The hot-read cache's fast path in front of Express (src/fast-path.ts, docs/response-cache.md): a
 // kept answer must reach the client exactly as the Express app sends it with the cache off, in every
@@ -48,16 +48,16 @@ function representation(res: Raw): Record<string, unknown> {
 describe('example server: kept answers written before Express', () => {
   // One public URL, so both servers write the same links (and tags).
   const common = { DATABASE_URL: database.url, PORT: '0', CAL_ADMIN_TOKEN: ADMIN_TOKEN, CAL_LOG_LEVEL: 'info', CAL_PUBLIC_URL: 'http://cal.test' }
-  let cached: ExampleServer
-  let uncached: ExampleServer
+  let cached: CalendarServer
+  let uncached: CalendarServer
   /** Requests the cache-on server's Express router handed to the calendar (the fast path hands none). */
   let handled = 0
 
   beforeAll(async () => {
     await database.create()
-    cached = await startExampleServer(loadConfig({ ...common, CAL_DEMO: '1' }), { write: () => true })
+    cached = await startServer(loadConfig({ ...common, CAL_DEMO: '1' }), { write: () => true })
     // Another server on the same database with the cache off: what a client must see either way.
-    uncached = await startExampleServer(loadConfig({ ...common, CAL_DEMO: '0', CAL_RESPONSE_CACHE_MB: '0' }), { write: () => true })
+    uncached = await startServer(loadConfig({ ...common, CAL_DEMO: '0', CAL_RESPONSE_CACHE_MB: '0' }), { write: () => true })
     const handle = cached.calendar.handle.bind(cached.calendar)
     cached.calendar.handle = (request) => {
       handled++

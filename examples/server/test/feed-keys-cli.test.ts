@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { parseFeedKeysArgs, runFeedKeysCli } from '../src/feed-keys-cli.js'
-import { UsageError } from '../src/cli.js'
+import { parseFeedKeysArgs, runFeedKeysCli } from '@cal-events/cli'
+import { UsageError } from '@cal-events/cli'
 
 describe('feed-keys CLI', () => {
   let calendar: Calendar

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshCalendar, workerDatabaseUrl } from '../../../test-support/test-db.js'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '@cal-events/cli'
 import express from 'express'
 import type { AddressInfo } from 'node:net'
-import { createLogger, redactUrl, requestLogger } from '../src/logging.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { createLogger, redactUrl, requestLogger } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 const TOKEN = 'logging-test-admin-token-0123456789'
 
@@ -17,11 +17,11 @@ describe('request logging of the example server', () => {
       done()
     },
   })
-  let server: ExampleServer
+  let server: CalendarServer
   beforeAll(async () => {
     await (await freshCalendar()).close()
     const url = await workerDatabaseUrl()
-    server = await startExampleServer(loadConfig({ DATABASE_URL: url, PORT: '0', CAL_DEMO: '0', CAL_ADMIN_TOKEN: TOKEN, CAL_VARIANT: 'B' }), sink)
+    server = await startServer(loadConfig({ DATABASE_URL: url, PORT: '0', CAL_DEMO: '0', CAL_ADMIN_TOKEN: TOKEN, CAL_VARIANT: 'B' }), sink)
   })
   afterAll(() => server.close())
 

@@ -6,9 +6,9 @@ import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
 import { startTcpProxy, type TcpProxy } from '../../../test-support/tcp-proxy.js'
-import { loadConfig } from '../src/config.js'
-import { runMigrate } from '../src/migrate.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { runMigrate } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 // Production operation of the example server: probes, migrate-then-start deploys, metrics,
 // compression, proxies, token rotation, and starts that fail (busy port, no database).
@@ -30,7 +30,7 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
   })
 }
 const json = (body: Buffer) => JSON.parse(body.toString('utf8'))
-const root = (server: ExampleServer) => server.url.replace(/\/cal\/events\/v1$/, '')
+const root = (server: CalendarServer) => server.url.replace(/\/cal\/events\/v1$/, '')
 
 async function freePort(): Promise<number> {
   const probe = net.createServer()
@@ -47,7 +47,7 @@ describe('example server in production', () => {
   afterAll(() => database.drop())
 
   it('with CAL_MIGRATE_ON_START=0 refuses an unmigrated database by name; `migrate` migrates it; then live and ready', async () => {
-    const unmigrated = await startExampleServer(loadConfig({ ...env, CAL_MIGRATE_ON_START: '0', CAL_ADMIN_TOKEN: TOKEN_A })).catch((err: Error) => err)
+    const unmigrated = await startServer(loadConfig({ ...env, CAL_MIGRATE_ON_START: '0', CAL_ADMIN_TOKEN: TOKEN_A })).catch((err: Error) => err)
     expect((unmigrated as Error).message).toMatch(/^Cannot start with migrate: false: the schema "cal_events" lacks \d+ migration\(s\) \(0001-initial-schema, .*\)\. Apply them first/)
     const lines: string[] = []
     expect(await runMigrate(env, (line) => lines.push(line))).toBe(0)
@@ -56,7 +56,7 @@ describe('example server in production', () => {
     expect(await runMigrate(env, (line) => lines.push(line))).toBe(0)
     expect(lines).toEqual(['Schema cal_events is up to date.'])
 
-    const ready = await startExampleServer(loadConfig({ ...env, CAL_MIGRATE_ON_START: '0', CAL_ADMIN_TOKEN: TOKEN_A }))
+    const ready = await startServer(loadConfig({ ...env, CAL_MIGRATE_ON_START: '0', CAL_ADMIN_TOKEN: TOKEN_A }))
     try {
       const live = await get(`${root(ready)}/healthz`)
       expect([live.status, json(live.body)]).toEqual([200, { status: 'ok', eventLoop: { windowSeconds: expect.any(Number), maxDelayMs: expect.any(Number), p99DelayMs: expect.any(Number), meanDelayMs: expect.any(Number) } }])
@@ -73,7 +73,7 @@ describe('example server in production', () => {
     const proxy: TcpProxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
     const viaProxy = new URL(database.url)
     viaProxy.host = `127.0.0.1:${proxy.port}`
-    const server = await startExampleServer(loadConfig({ ...env, DATABASE_URL: viaProxy.href, CAL_ADMIN_TOKEN: TOKEN_A }))
+    const server = await startServer(loadConfig({ ...env, DATABASE_URL: viaProxy.href, CAL_ADMIN_TOKEN: TOKEN_A }))
     try {
       expect((await get(`${root(server)}/readyz`)).status).toBe(200)
       proxy.cut()
@@ -91,9 +91,9 @@ describe('example server in production', () => {
   })
 
   it('a changed CAL_ADMIN_TOKEN revokes the one it replaces', async () => {
-    const first = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_A }))
+    const first = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_A }))
     await first.close()
-    const second = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B }))
+    const second = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B }))
     try {
       const write = (token: string) =>
         fetch(`${second.url}/events`, {
@@ -112,12 +112,12 @@ describe('example server in production', () => {
 
   it('links use https behind a trusted proxy (X-Forwarded-Proto/Host) or with an https CAL_PUBLIC_URL, and ignore forwarded headers otherwise', async () => {
     const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cal.example.org' }
-    const plain = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B }))
-    const trusting = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B, CAL_TRUST_PROXY: 'loopback' }))
+    const plain = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B }))
+    const trusting = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B, CAL_TRUST_PROXY: 'loopback' }))
     const port = await freePort()
-    const publicUrl = await startExampleServer(loadConfig({ ...env, PORT: String(port), CAL_ADMIN_TOKEN: TOKEN_B, CAL_PUBLIC_URL: `https://127.0.0.1:${port}` }))
+    const publicUrl = await startServer(loadConfig({ ...env, PORT: String(port), CAL_ADMIN_TOKEN: TOKEN_B, CAL_PUBLIC_URL: `https://127.0.0.1:${port}` }))
     try {
-      const links = async (server: ExampleServer, headers: Record<string, string> = {}) => {
+      const links = async (server: CalendarServer, headers: Record<string, string> = {}) => {
         const res = await get(`${server.url}/events?per_page=1&start_date=2000-01-01&end_date=2040-01-01`, headers)
         return { rest: json(res.body).rest_url as string, next: String(res.headers.link ?? '') }
       }
@@ -131,7 +131,7 @@ describe('example server in production', () => {
   })
 
   it('serves Prometheus metrics (requests by route pattern and status, latency, pool) and gzips large bodies for clients that ask', async () => {
-    const server = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B, CAL_METRICS: '1' }))
+    const server = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: TOKEN_B, CAL_METRICS: '1' }))
     try {
       for (let i = 0; i < 12; i++) {
         await server.calendar.events.create({ title: `Concert number ${i} with a long enough title`, description: 'x'.repeat(200), start_date: '2031-02-01 10:00:00', end_date: '2031-02-01 11:00:00' })
@@ -164,8 +164,8 @@ describe('example server in production', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const port = String((blocker.address() as net.AddressInfo).port)
     try {
-      await expect(startExampleServer(loadConfig({ ...quiet, DATABASE_URL: fresh.url, PORT: port }))).rejects.toThrow(`Port ${port} is already in use`)
-      const next = await startExampleServer(loadConfig({ ...quiet, DATABASE_URL: fresh.url }))
+      await expect(startServer(loadConfig({ ...quiet, DATABASE_URL: fresh.url, PORT: port }))).rejects.toThrow(`Port ${port} is already in use`)
+      const next = await startServer(loadConfig({ ...quiet, DATABASE_URL: fresh.url }))
       try {
         expect(next.generatedAdminToken).toMatch(/^cal_/)
       } finally {
@@ -180,7 +180,7 @@ describe('example server in production', () => {
   it('names the server and gives a hint when PostgreSQL is not there, and waits for one that comes up shortly', async () => {
     const port = await freePort()
     const absent = `postgres://postgres:secret@127.0.0.1:${port}/nothing`
-    const failed = await startExampleServer(loadConfig({ ...quiet, DATABASE_URL: absent, CAL_DB_WAIT_SECONDS: '0' })).catch((err: Error) => err)
+    const failed = await startServer(loadConfig({ ...quiet, DATABASE_URL: absent, CAL_DB_WAIT_SECONDS: '0' })).catch((err: Error) => err)
     expect(failed).toBeInstanceOf(Error)
     expect((failed as Error).message).toBe(
       `Could not connect to PostgreSQL at postgres://postgres:***@127.0.0.1:${port}/nothing: connect ECONNREFUSED 127.0.0.1:${port}. Is PostgreSQL running, and are the host and port of the URL right?`,
@@ -198,7 +198,7 @@ describe('example server in production', () => {
     const timer = setTimeout(() => forwarder.listen(port, '127.0.0.1'), 1500)
     try {
       const started = Date.now()
-      const server = await startExampleServer(loadConfig({ ...quiet, DATABASE_URL: late.href, CAL_ADMIN_TOKEN: TOKEN_B, CAL_DB_WAIT_SECONDS: '20' }))
+      const server = await startServer(loadConfig({ ...quiet, DATABASE_URL: late.href, CAL_ADMIN_TOKEN: TOKEN_B, CAL_DB_WAIT_SECONDS: '20' }))
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
       await server.close()
     } finally {

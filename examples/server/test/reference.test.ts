@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 const CHROMIUM = process.env.CAL_CHROMIUM ?? '/usr/bin/chromium'
 
 describe('the API reference page in headless Chromium', () => {
-  let server: ExampleServer
+  let server: CalendarServer
   let browser: Browser
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
     // PGlite in memory: the page needs the document only.
-    server = await startExampleServer({ ...loadConfig({ PORT: '0', CAL_DEMO: '0', CAL_LOG_LEVEL: 'silent' }), database: { memory: true } })
+    server = await startServer({ ...loadConfig({ PORT: '0', CAL_DEMO: '0', CAL_LOG_LEVEL: 'silent' }), database: { memory: true } })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] })
   })
   afterAll(async () => {

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
-import { formatTokenTable, listTokensCommand, parseTokensArgs, revokeTokenCommand, runTokensCli, UsageError } from '../src/tokens-cli.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
+import { formatTokenTable, listTokensCommand, parseTokensArgs, revokeTokenCommand, runTokensCli, UsageError } from '@cal-events/cli'
 
 const ADMIN_TOKEN = 'example-admin-token-0123456789'
 const database = scratchDatabase('example')
@@ -35,11 +35,11 @@ const newEvent = { title: 'Added over HTTP', start_date: '2031-05-01 10:00:00', 
 describe('example server on PostgreSQL', () => {
   const url = new URL(database.url)
   const env = { DATABASE_URL: url.href, PORT: '0', CAL_DEMO: '1', CAL_ADMIN_TOKEN: ADMIN_TOKEN, CAL_LOG_LEVEL: 'silent' }
-  let server: ExampleServer
+  let server: CalendarServer
 
   beforeAll(async () => {
     await database.create()
-    server = await startExampleServer(loadConfig(env))
+    server = await startServer(loadConfig(env))
   })
   afterAll(async () => {
     await server?.close()
@@ -128,7 +128,7 @@ describe('example server on PostgreSQL', () => {
     await expect(fetch(`${server.url}/events`)).rejects.toThrow()
 
     // Without CAL_ADMIN_TOKEN the registered administrator token still counts: nothing generated.
-    server = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
+    server = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
     expect(server.demo).toBeUndefined()
     expect(server.generatedAdminToken).toBeUndefined()
     expect((await request(server.url, 'GET', '/events')).body.total).toBe(total)
@@ -138,7 +138,7 @@ describe('example server on PostgreSQL', () => {
     const adminId = (await listTokensCommand(server.calendar)).find((t) => t.role === 'administrator')!.id
     expect(await runTokensCli(['revoke', String(adminId)], server.calendar, (l) => out.push(l))).toBe(0)
     await server.close()
-    server = await startExampleServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
+    server = await startServer(loadConfig({ ...env, CAL_ADMIN_TOKEN: undefined }))
     expect(server.generatedAdminToken).toMatch(/^cal_/)
     const created = await request(server.url, 'POST', '/events', { token: server.generatedAdminToken, body: newEvent })
     expect(created.status).toBe(201)
@@ -149,7 +149,7 @@ describe('example server on embedded PGlite', () => {
   it('persists into CAL_DATA_DIR, seeds the demo and keeps a second process out', { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cal-example-'))
     const dataDir = join(dir, 'pglite')
-    const server = await startExampleServer(loadConfig({ CAL_DATA_DIR: dataDir, PORT: '0', CAL_LOG_LEVEL: 'silent' }))
+    const server = await startServer(loadConfig({ CAL_DATA_DIR: dataDir, PORT: '0', CAL_LOG_LEVEL: 'silent' }))
     try {
       expect(server.generatedAdminToken).toMatch(/^cal_/)
       const list = await request(server.url, 'GET', '/events')
@@ -166,7 +166,7 @@ describe('example server on embedded PGlite', () => {
         })
       })
       expect(result.code).toBe(1)
-      expect(result.stderr).toMatch(/Could not start the example server: The data directory .* is in use by process \d+/)
+      expect(result.stderr).toMatch(/Could not start the server: The data directory .* is in use by process \d+/)
     } finally {
       await server.close()
       rmSync(dir, { recursive: true, force: true })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
-import { executeTokensCommand, formatTokenTable, parseTokensArgs, UsageError } from '../src/tokens-cli.js'
+import { executeTokensCommand, formatTokenTable, parseTokensArgs, UsageError } from '@cal-events/cli'
 
 describe('tokens create --expires', () => {
   let calendar: Calendar

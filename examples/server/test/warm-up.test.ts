@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
-import { loadConfig } from '../src/config.js'
-import { startExampleServer, type ExampleServer } from '../src/server.js'
+import { loadConfig } from '@cal-events/cli'
+import { startServer, type CalendarServer } from '@cal-events/cli'
 
 const database = scratchDatabase('warmup')
 
-async function statements(server: ExampleServer): Promise<number> {
+async function statements(server: CalendarServer): Promise<number> {
   const res = await fetch(new URL('/__stats', server.url))
   return ((await res.json()) as { queries: number }).queries
 }
 
 describe('example server start-up work', () => {
-  let server: ExampleServer
+  let server: CalendarServer
 
   beforeAll(async () => {
     await database.create()
-    server = await startExampleServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_LOG_LEVEL: 'silent', CAL_BENCH_STATS: '1', CAL_RESPONSE_CACHE_MB: '0' }))
+    server = await startServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', CAL_LOG_LEVEL: 'silent', CAL_BENCH_STATS: '1', CAL_RESPONSE_CACHE_MB: '0' }))
   })
   afterAll(async () => {
     await server?.close()

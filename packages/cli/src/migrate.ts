@@ -1,13 +1,12 @@
 import { migrateCalendar } from '@cal-events/core'
 import { ConfigError, loadConfig } from './config.js'
-import { isEntryPoint } from './entry-point.js'
 
 /**
  * `migrate`: applies pending migrations with the server's database settings and exits, for
  * deployments that migrate once before starting instances with CAL_MIGRATE_ON_START=0.
  * Returns the exit code; prints what it did.
  */
-export async function runMigrate(env: Record<string, string | undefined> = process.env, log = console.log): Promise<number> {
+export async function runMigrate(env: Record<string, string | undefined> = process.env, log = console.log, error = console.error): Promise<number> {
   try {
     const config = loadConfig(env)
     const report = await migrateCalendar({ database: config.database, ...(config.schema ? { schema: config.schema } : {}) })
@@ -16,11 +15,7 @@ export async function runMigrate(env: Record<string, string | undefined> = proce
     log(report.applied.length === 0 ? `Schema ${schema} is up to date.` : `Applied ${report.applied.length} migration(s) to ${schema}: ${report.applied.join(', ')}.`)
     return 0
   } catch (err) {
-    console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err))
+    error(err instanceof ConfigError || err instanceof Error ? err.message : String(err))
     return 1
   }
-}
-
-if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await runMigrate()
 }

@@ -1,11 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { loadConfig } from './config.js'
+import { EXIT_FAILED, EXIT_USAGE, UsageError } from './usage.js'
 
-/** A command-line mistake; the CLI prints it with the usage text. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
+export { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError } from './usage.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 type Values<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O & { help: { type: 'boolean'; short: 'h' } } }>>['values']
@@ -69,7 +67,7 @@ export interface CliOutput {
 
 /**
  * Entry point of a tool: checks the arguments, opens the database `env` configures (running
- * migrations), runs, closes. Usage errors are printed with the usage text; returns the exit code.
+ * migrations), runs, closes. Usage errors are printed with the usage text (exit 2); returns the exit code.
  */
 export async function runCliMain<C extends { command: string }>(
   tool: CliTool<C>,
@@ -94,9 +92,12 @@ export async function runCliMain<C extends { command: string }>(
     })
     return await tool.execute(cmd, calendar, print.out)
   } catch (err) {
-    if (err instanceof UsageError) print.err(`${err.message}\n\n${tool.usage}`)
-    else print.err(err instanceof Error ? err.message : String(err))
-    return 1
+    if (err instanceof UsageError) {
+      print.err(`${err.message}\n\n${tool.usage}`)
+      return EXIT_USAGE
+    }
+    print.err(err instanceof Error ? err.message : String(err))
+    return EXIT_FAILED
   } finally {
     await calendar?.close()
   }

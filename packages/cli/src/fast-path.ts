@@ -4,7 +4,7 @@ import Negotiator from 'negotiator'
 import vary from 'vary'
 import { NAMESPACE, WP_NAMESPACE, type CachedAnswer, type Calendar } from '@cal-events/core'
 
-/** Options of the example server's fast path. */
+/** Options of the server's fast path. */
 export interface FastPathOptions {
   /** Compress as the `compression` middleware in front of the router does (its threshold), or not at all. */
   compression: { threshold: number } | undefined

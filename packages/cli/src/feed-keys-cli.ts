@@ -1,15 +1,14 @@
 import type { Calendar, FeedKeyInfo } from '@cal-events/core'
-import { formatTable, parseCommandLine, runCliMain, UsageError, type CliTool } from './cli.js'
-import { isEntryPoint } from './entry-point.js'
+import { formatTable, parseCommandLine, UsageError, type CliTool } from './cli.js'
 
 const USAGE = `Usage:
-  feed-keys create --login <login> [--name <name>] [--base-url <url>]
-  feed-keys list [--login <login>]
-  feed-keys revoke <id|prefix|key>
+  cal-events feed-keys create --login <login> [--name <name>] [--base-url <url>]
+  cal-events feed-keys list [--login <login>]
+  cal-events feed-keys revoke <id|prefix|key>
 
 A feed key makes a feed URL (…/events/ical?key=…) show what that user may see, for calendar apps
 that cannot send a token. Read-only: it works on the feed routes only. The user must exist (make
-one with \`tokens create\`). Uses the example server's database settings.`
+one with \`tokens create\`). Uses the server's database settings (DATABASE_URL, or PGlite in CAL_DATA_DIR).`
 
 /** One parsed command line. */
 export type FeedKeysCommand =
@@ -90,7 +89,3 @@ export async function runFeedKeysCli(argv: readonly string[], calendar: Calendar
 
 /** The `feed-keys` tool, for `runCliMain`. */
 export const FEED_KEYS_CLI: CliTool<FeedKeysCommand> = { usage: USAGE, parse: parseFeedKeysArgs, execute: executeFeedKeysCommand }
-
-if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await runCliMain(FEED_KEYS_CLI, process.argv.slice(2))
-}

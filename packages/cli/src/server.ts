@@ -5,13 +5,13 @@ import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
 import { answerClientError, createCalendarRouter, createHealthRouter, createMetricsRouter, createReferenceRouter } from '@cal-events/http-express'
 import type { DestinationStream } from 'pino'
-import type { ExampleServerConfig } from './config.js'
+import type { ServerConfig } from './config.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
 import { cacheFastPath } from './fast-path.js'
 
-/** A running example server. */
-export interface ExampleServer {
+/** A running calendar server (`cal-events serve`, the example server). */
+export interface CalendarServer {
   /** The namespace URL, e.g. `http://127.0.0.1:3000/cal/events/v1`. */
   url: string
   /** The Node HTTP server (already listening). */
@@ -63,11 +63,11 @@ function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, po
 }
 
 /** Builds the calendar and the Express app, and listens. */
-export async function startExampleServer(
-  config: ExampleServerConfig,
+export async function startServer(
+  config: ServerConfig,
   /** Where log lines go (tests capture them); default stdout. */
   logDestination?: DestinationStream,
-): Promise<ExampleServer> {
+): Promise<CalendarServer> {
   const logger = createLogger(config.logLevel ?? 'info', logDestination)
   // Benchmark counters (CAL_BENCH_STATS=1 only): SQL statements and requests since the start.
   const stats = { queries: 0, requests: 0 }

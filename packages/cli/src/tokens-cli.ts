@@ -1,15 +1,13 @@
 import { ROLES, type Calendar, type Role, type TokenInfo } from '@cal-events/core'
-import { formatTable, parseCommandLine, runCliMain, UsageError, type CliTool } from './cli.js'
-import { isEntryPoint } from './entry-point.js'
+import { formatTable, parseCommandLine, UsageError, type CliTool } from './cli.js'
 
-export { UsageError }
 
 const USAGE = `Usage:
-  tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>] [--expires <ISO date-time>]
-  tokens list
-  tokens revoke <id|prefix|token>
+  cal-events tokens create --role <${ROLES.join('|')}> [--name <name>] [--login <login>] [--expires <ISO date-time>]
+  cal-events tokens list
+  cal-events tokens revoke <id|prefix|token>
 
-Uses the example server's database settings (DATABASE_URL, or PGlite in CAL_DATA_DIR).
+Uses the server's database settings (DATABASE_URL, or PGlite in CAL_DATA_DIR).
 With the embedded database, stop the server first: PGlite allows one process only.`
 
 function isRole(value: string): value is Role {
@@ -130,7 +128,3 @@ export async function runTokensCli(argv: readonly string[], calendar: Calendar, 
 
 /** The `tokens` tool, for `runCliMain`. */
 export const TOKENS_CLI: CliTool<TokensCommand> = { usage: USAGE, parse: parseTokensArgs, execute: executeTokensCommand }
-
-if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await runCliMain(TOKENS_CLI, process.argv.slice(2))
-}

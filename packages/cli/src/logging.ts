@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pino, type DestinationStream, type Logger } from 'pino'
 
-/** Log levels the example server accepts (`CAL_LOG_LEVEL`). */
+/** Log levels the server accepts (`CAL_LOG_LEVEL`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 // Query parameters whose values never reach a log line (variant B sends `password` on GET).
@@ -42,7 +42,7 @@ export function createLogger(level: (typeof LOG_LEVELS)[number], destination?: D
  * aborted` when the client left first) with a request id, method, redacted URL, status and time;
  * headers (Authorization, Cookie) and bodies never. Levels: 5xx error, 4xx warn, else info.
  * Hand-rolled rather than pino-http: that one builds a child logger and its bindings for every
- * request even when the level drops the line, which was most of the example server's promoted
+ * request even when the level drops the line, which was most of the server's promoted
  * garbage under load.
  */
 export function requestLogger(logger: Logger) {

@@ -1,12 +1,11 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import type { DatabaseOptions } from '@cal-events/core'
 import { LOG_LEVELS } from './logging.js'
 
-/** Everything the example server needs, read once from the environment. */
-export interface ExampleServerConfig {
+/** Everything the server and the commands need, read once from the environment. */
+export interface ServerConfig {
   /** TCP port; `0` picks a free one. */
   port: number
   host: string
@@ -48,8 +47,16 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-/** `examples/server/.data/pglite`, whatever the working directory. */
-export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data/pglite', import.meta.url))
+/** Where PGlite keeps the calendar when `CAL_DATA_DIR` is unset: `.data/pglite` under the working directory. */
+export function defaultDataDir(cwd: string = process.cwd()): string {
+  return resolve(cwd, '.data/pglite')
+}
+
+/** What a caller of `loadConfig` may set beside the environment. */
+export interface LoadConfigOptions {
+  /** The PGlite directory when `CAL_DATA_DIR` is unset. Default `defaultDataDir()`. */
+  defaultDataDir?: string
+}
 
 // Empty values (`PORT=`) count as unset, as in most .env conventions.
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -165,7 +172,7 @@ const EnvSchema = z.object({
 })
 
 /** Reads and validates the server's environment variables; throws `ConfigError`. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): ExampleServerConfig {
+export function loadConfig(env: Record<string, string | undefined> = process.env, options: LoadConfigOptions = {}): ServerConfig {
   const parsed = EnvSchema.safeParse(env)
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
@@ -179,7 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ? isAbsolute(e.CAL_DATA_DIR)
       ? e.CAL_DATA_DIR
       : resolve(e.INIT_CWD ?? process.cwd(), e.CAL_DATA_DIR)
-    : DEFAULT_DATA_DIR
+    : (options.defaultDataDir ?? defaultDataDir())
   const database: DatabaseOptions = e.DATABASE_URL
     ? { url: e.DATABASE_URL, poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize(), startupWaitMs: (e.CAL_DB_WAIT_SECONDS ?? 10) * 1000 }
     : { dataDir }
