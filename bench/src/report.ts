@@ -3,7 +3,7 @@ import { HOSTILE_GOALS, type HostileBeside } from './hostile.js'
 import type { FeedResult } from './feed.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
-import { STEADY_GOAL, type SteadyResult } from './steady.js'
+import { cpuOf, STEADY_GOAL, type SteadyResult } from './steady.js'
 import type { SweepResult } from './sweep.js'
 import type { WriterReport } from './writers.js'
 
@@ -429,8 +429,8 @@ function steadyMarkdown(st: SteadyResult): string {
     `### Steady state`,
     `History through the API: ${h.creates} creates, ${h.updates} updates, ${h.trashes} trashes in ${f(h.seconds, 0)} s (${f(h.perSecond, 0)}/s, ${h.failed} failed); afterwards the change log held ${h.logRows} rows and terms ${h.deadTerms} dead rows (no VACUUM).`,
     markdownTable(
-      ['scenario', 'before req/s', 'p99 ms', 'after req/s', 'p99 ms', 'after/before', 'goal'],
-      st.scenarios.map((x) => [x.name, f(x.before.rps, 0), f(x.before.p99), f(x.after.rps, 0), f(x.after.p99), f(x.ratio, 2), `>= ${STEADY_GOAL}`]),
+      ['scenario', 'before req/s', 'p99 ms', 'after req/s', 'p99 ms', 'after/before', 'goal', 'CPU ms/req before', 'after', 'before/after by CPU'],
+      st.scenarios.map((x) => [x.name, f(x.before.rps, 0), f(x.before.p99), f(x.after.rps, 0), f(x.after.p99), f(x.ratio, 2), `>= ${STEADY_GOAL}`, f(cpuOf(x.before), 2), f(cpuOf(x.after), 2), f(cpuOf(x.before) / cpuOf(x.after), 2)]),
     ),
     `${c.clients} clients updating, creating and trashing events with overlapping terms: ${c.operations} writes in ${f(c.seconds, 1)} s, ${c.status5xx} 5xx, ${c.deadlocks} deadlocks, ${c.countMismatches} term counts off a recount (${c.other4xx} other non-2xx).`,
   ].join('\n\n')
