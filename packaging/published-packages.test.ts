@@ -295,12 +295,12 @@ describe('published packages', () => {
       for (const pkg of PACKAGES) tarballs[pkg.name] = packed.find((file) => file.endsWith(`/${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`))!
     })
     // The outside apps: directories under the system temp dir, nowhere near the workspace.
-    const install = (name: string, extra: string[]) => {
+    const install = (name: string, extra: string[], packages = PACKAGES) => {
       const dir = join(work, name)
       mkdirSync(dir)
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }))
       // Started now, checked by the tests that await them; the lint tests run meanwhile.
-      const done = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn', ...PACKAGES.map((p) => tarballs[p.name]!), ...extra], {
+      const done = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn', ...packages.map((p) => tarballs[p.name]!), ...extra], {
         cwd: dir,
         env: npmEnv(),
         maxBuffer: 16 << 20,
@@ -311,7 +311,9 @@ describe('published packages', () => {
       return { dir, done }
     }
     ;({ dir: app5, done: installed5 } = install('outside-app', ['express@5', '@types/express@5', '@electric-sql/pglite']))
-    ;({ dir: app4, done: installed4 } = install('outside-app-express4', ['express@4', '@types/express@4']))
+    // The libraries only: the cal-events command brings embedded PGlite with it (its default database).
+    const libraries = PACKAGES.filter((p) => p.name !== '@cal-events/cli')
+    ;({ dir: app4, done: installed4 } = install('outside-app-express4', ['express@4', '@types/express@4'], libraries))
     expect(relative(realpathSync(ROOT), realpathSync(app5)).startsWith('..')).toBe(true)
     // Three builds (tsup with declarations) take a minute idle, several on a loaded machine.
   }, 900_000)
@@ -495,6 +497,39 @@ describe('published packages', () => {
     expect(await serveFrom(app4, { DATABASE_URL: database4.url })).toBe(4)
   })
 
+  it('runs the cal-events command from the tarballs: npx cal-events --help, then serve on embedded PGlite over HTTP', async () => {
+    await installed5
+    const help = await run('npx', ['--no-install', 'cal-events', '--help'], { cwd: app5, env: npmEnv() })
+    expect(help.stdout).toMatch(/\n\s+serve\s+serve the REST API/)
+    const child = spawn('npx', ['--no-install', 'cal-events', 'serve', '--port', '0'], {
+      cwd: app5,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...npmEnv(), CAL_DATA_DIR: join(work, 'cli-data'), CAL_LOG_LEVEL: 'silent' },
+    })
+    try {
+      let out = ''
+      const url = await new Promise<string>((resolvePromise, reject) => {
+        const timer = setTimeout(() => reject(new Error(`cal-events serve printed no URL: ${out}`)), 240_000)
+        child.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString()
+          const found = /listening at (http:\/\/\S+)/.exec(out)
+          if (found) {
+            clearTimeout(timer)
+            resolvePromise(found[1]!)
+          }
+        })
+        child.once('exit', (code) => reject(new Error(`cal-events serve exited with ${code}: ${out}`)))
+      })
+      const res = await fetch(`${url}/events`)
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { events: unknown[] }).events.length).toBeGreaterThan(0)
+    } finally {
+      const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise))
+      child.kill('SIGTERM')
+      await exited
+    }
+  }, 300_000)
+
   it('without PGlite installed, asking for the embedded database is a clear error naming the package', async () => {
     await installed4
     writeFileSync(join(app4, 'no-pglite.mjs'), NO_PGLITE_APP)
@@ -528,11 +563,12 @@ describe('published packages', () => {
       }
     }
     expect(entryPoints).toEqual(expect.arrayContaining(['@cal-events/core', '@cal-events/http-express']))
-    const everyEntry = entryPoints.map((name, i) => `export * as entry${i} from '${name}'`).join('\n') + '\n'
+    const entries = (names: string[]) => names.map((name, i) => `export * as entry${i} from '${name}'`).join('\n') + '\n'
     for (const dir of [app5, app4]) {
       writeFileSync(join(dir, 'consumer.ts'), TS_CONSUMER)
       writeFileSync(join(dir, 'probes.ts'), PROBES_FILE)
-      writeFileSync(join(dir, 'entry-points.ts'), everyEntry)
+      // The Express 4 app installs the libraries only, not the cal-events command.
+      writeFileSync(join(dir, 'entry-points.ts'), entries(dir === app4 ? entryPoints.filter((e) => !e.startsWith('@cal-events/cli')) : entryPoints))
     }
     const runs = [
       { name: 'Express 5, PGlite installed, NodeNext', dir: app5, resolution: 'nodenext' },

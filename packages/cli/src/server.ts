@@ -118,8 +118,11 @@ export async function startServer(
     // Large lists shrink to a fifth or less; bodies under 1 KB are not worth the CPU.
     const compressing = (config.compression ?? true) ? { threshold: 1024 } : undefined
     if (compressing) app.use(compression(compressing))
-    // The human reference page (`…/reference`) sits beside the API it renders from `…/doc`.
-    app.use(await createReferenceRouter())
+    // The human reference page (`…/reference`) sits beside the API it renders from `…/doc`. Its
+    // Swagger UI (swagger-ui-dist) is an optional peer: it runs a telemetry postinstall
+    // (@scarf/scarf), so an install of the command does not pull it in unasked.
+    const reference = await createReferenceRouter().catch(() => undefined)
+    if (reference) app.use(reference)
     app.use(createCalendarRouter(calendar))
     // Kept anonymous answers are written before Express (fast-path.ts); behind a trusted proxy the
     // origin of their links comes from X-Forwarded-*, which only Express's trust rules may read.
