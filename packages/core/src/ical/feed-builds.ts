@@ -22,9 +22,9 @@ export interface FeedOptions {
   cacheBytes: number
 }
 
-/** The defaults: 2 builds at once, 4 waiting up to 5 s, 25,000 events a feed, 64 MB of kept feeds. */
+/** The defaults: 1 build at once (a build shares the event loop with every other request), 4 waiting up to 5 s, 25,000 events a feed, 64 MB of kept feeds. */
 export const DEFAULT_FEEDS: FeedOptions = Object.freeze({
-  concurrency: 2,
+  concurrency: 1,
   queue: 4,
   queueWaitMs: 5_000,
   maxEvents: 25_000,
