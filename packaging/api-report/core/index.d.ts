@@ -556,7 +556,7 @@ interface CalendarOptions {
     responseCache?: Partial<ResponseCacheOptions> | false;
     /**
      * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
-     * (`concurrency`, default 2), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
+     * (`concurrency`, default 1), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
      * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
      * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none).
      */
