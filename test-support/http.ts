@@ -24,12 +24,19 @@ export interface TestServer {
   close(): Promise<void>
 }
 
+/** How {@link startServer} serves: which adapter, and static HTML pages beside the API (same origin, for browser tests). */
+export interface ServerOptions {
+  adapter?: 'express' | 'fetch'
+  /** `pathname -> HTML`, answered before the adapter sees the request. */
+  pages?: Record<string, string>
+}
+
 /**
  * Starts the calendar on 127.0.0.1:0 behind the adapter under test: `express()` +
  * `createCalendarRouter(calendar)`, or `createFetchHandler(calendar)` served by Node's http through
  * @hono/node-server (as a Hono or plain fetch app runs on Node).
  */
-export async function startServer(calendar: Calendar, mount = '', adapter = ADAPTER): Promise<TestServer> {
+export async function startServer(calendar: Calendar, mount = '', { adapter = ADAPTER, pages = {} }: ServerOptions = {}): Promise<TestServer> {
   let handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
   if (adapter === 'fetch') {
     const fetchHandler = createFetchHandler(calendar, { basePath: mount })
@@ -38,6 +45,12 @@ export async function startServer(calendar: Calendar, mount = '', adapter = ADAP
     const app = express()
     app.use(mount || '/', createCalendarRouter(calendar))
     handler = app
+  }
+  const adapterHandler = handler
+  handler = (req, res) => {
+    const page = pages[new URL(req.url ?? '/', 'http://localhost').pathname]
+    if (page === undefined) return adapterHandler(req, res)
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
   }
   const server = await new Promise<Server>((resolve) => {
     const s = createServer(handler).listen(0, '127.0.0.1', () => resolve(s))

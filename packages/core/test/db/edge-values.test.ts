@@ -5,7 +5,7 @@ import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
 const NOW = new Date('2026-11-21T03:39:06Z')
 const invalid = (param: string) => ({ code: 'INVALID_PARAM', data: { params: { [param]: expect.any(String) } } })
 
-// Values the boundary sweep (packages/http-express/test/boundary-sweep.http.test.ts) found
+// Values the boundary sweep (packages/core/test/http/boundary-sweep.http.test.ts) found
 // answering 500, pinned here with what they answer now.
 describe(`edge values on writes and lists (${BACKEND})`, () => {
   let calendar: Calendar

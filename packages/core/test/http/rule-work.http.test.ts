@@ -1,0 +1,126 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Calendar } from '@cal-events/core'
+import { freshCalendar } from '../../../../test-support/test-db.js'
+import { startServer, type TestServer } from '../../../../test-support/http.js'
+
+// Issue 28 items 1 and 2: no write request may hold the event loop, whoever sends it. The rule
+// engine runs only after the permission check, a rule without an occurrence in reach is refused
+// in milliseconds, and expansion yields to the event loop. The bounds below are generous (the
+// machine is shared); the 50 ms of the issue is a bench figure.
+
+const NOW = new Date('2026-11-21T03:39:06Z')
+// Seven weekdays a week: BYSETPOS=366 never matches, and the engine walked 20,000 weeks (9-17 s).
+const NEVER = ['RRULE:FREQ=WEEKLY;BYSETPOS=366;BYDAY=MO,TU,WE,TH,FR,SA,SU']
+// Possible, but the engine builds each year's 365 days for BYSETPOS: 1,000 years took 31 s.
+const COSTLY = ['RRULE:FREQ=YEARLY;BYSETPOS=200;BYDAY=MO,TU,WE,TH,FR,SA,SU;COUNT=1000']
+const EVENT = { title: 'Yoga', start_date: '2027-03-16 10:00:00', end_date: '2027-03-16 11:00:00', timezone: 'Europe/Berlin' }
+/**
+ * Most event-loop delay tolerated during one request in these tests: the bench holds the loop to
+ * 50 ms; a test on a loaded CI machine only tells seconds (the bug) from a busy moment (up to
+ * ~500 ms seen with two cores at load 20).
+ */
+const MAX_DELAY_MS = 1000
+
+describe('rule work is bounded and never holds the event loop (issue 28)', () => {
+  let calendar: Calendar
+  let server: TestServer
+  let admin: string
+  let contributor: string
+  let seriesId: number
+  let key: string
+  let wp: string
+
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW, wpCompat: true })
+    server = await startServer(calendar)
+    wp = server.base.replace('/cal/events/v1', '/wp-json/tribe/events/v1')
+    admin = (await calendar.tokens.create({ role: 'administrator', login: 'admin' })).token
+    contributor = (await calendar.tokens.create({ role: 'contributor', login: 'contrib' })).token
+    const series = await calendar.events.create({ ...EVENT, status: 'publish', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'] })
+    seriesId = series.id
+    key = '20270323T090000Z'
+  })
+  afterAll(async () => {
+    await server?.close()
+    await calendar?.close()
+  })
+
+  /** Sends one request while the event loop's delay is measured; answers its status, body, time and the loop's max delay. */
+  async function timed(send: () => Promise<{ status: number; body: any }>) {
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
+    const started = performance.now()
+    const res = await send()
+    const ms = performance.now() - started
+    loop.disable()
+    return { ...res, ms, maxDelayMs: loop.max / 1e6 }
+  }
+
+  it('answers anonymous and under-privileged writes with a pathological rule 401/403 without running the engine', async () => {
+    const requests: [string, () => Promise<{ status: number; body: any }>, number][] = [
+      ['anonymous create of a costly rule', () => server.request('POST', '/events', { body: { ...EVENT, recurrence: COSTLY } }), 401],
+      ['anonymous update of a costly rule', () => server.request('PATCH', `/events/${seriesId}`, { body: { recurrence: COSTLY } }), 401],
+      ['anonymous create', () => server.request('POST', '/events', { body: { ...EVENT, recurrence: NEVER } }), 401],
+      ['anonymous update', () => server.request('PATCH', `/events/${seriesId}`, { body: { recurrence: NEVER } }), 401],
+      ['anonymous POST update', () => server.request('POST', `/events/${seriesId}`, { body: { recurrence: NEVER } }), 401],
+      ['anonymous split', () => server.request('PATCH', `/events/${seriesId}/occurrences/${key}/following`, { body: { recurrence: NEVER } }), 401],
+      ['contributor update of an event not theirs', () => server.request('PATCH', `/events/${seriesId}`, { token: contributor, body: { recurrence: NEVER } }), 403],
+      ['anonymous create on the WordPress path', async () => {
+        const res = await fetch(`${wp}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...EVENT, recurrence: NEVER }) })
+        return { status: res.status, body: await res.json() }
+      }, 401],
+    ]
+    for (const [name, send, status] of requests) {
+      const res = await timed(send)
+      expect(res.status, name).toBe(status)
+      expect(res.maxDelayMs, name).toBeLessThan(MAX_DELAY_MS)
+      expect(res.ms, name).toBeLessThan(5000)
+    }
+    // Cheap syntax checks keep the contract's order: a malformed rule is a 400 before the permission check.
+    const malformed = await server.request('POST', '/events', { body: { ...EVENT, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=0'] } })
+    expect([malformed.status, Object.keys(malformed.body.data.params)]).toEqual([400, ['recurrence']])
+  })
+
+  it('refuses a rule without an occurrence in reach with a 400 naming recurrence, in well under a second, for administrators too', async () => {
+    const rules: [string[], string][] = [
+      [NEVER, EVENT.start_date],
+      [['RRULE:FREQ=YEARLY;BYMONTH=2,4;BYMONTHDAY=31'], EVENT.start_date],
+      [['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'], EVENT.start_date],
+      // Possible, but Monday 29 February comes again only in 2072: beyond the documented reach.
+      [['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'], '2044-03-01 10:00:00'],
+      [['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO;UNTIL=20990101'], '2044-03-01 10:00:00'],
+      // Bounded but far too costly (whole weeks of February, 1,000 of them): refused on the work bound.
+      [['RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=7;BYMONTH=2;COUNT=1000'], EVENT.start_date],
+    ]
+    for (const [recurrence, start] of rules) {
+      const body = { ...EVENT, start_date: start, end_date: start.replace('10:00', '11:00'), recurrence }
+      const res = await timed(() => server.request('POST', '/events', { token: admin, body }))
+      expect(res.status, recurrence[0]).toBe(400)
+      expect(res.body.code).toBe('rest_invalid_param')
+      expect(Object.keys(res.body.data.params)).toEqual(['recurrence'])
+      expect(res.body.data.params.recurrence, recurrence[0]).toMatch(/no occurrence within \d+ years|more than \d+ ms of work/)
+      // Refused from the text in milliseconds; found by a walk of 20 years (or the work bound) within its 2 s of engine time.
+      const walked = recurrence[0]!.includes('COUNT=1000') || recurrence[0]!.includes('BYMONTHDAY=29')
+      expect(res.ms, recurrence[0]).toBeLessThan(walked ? 10_000 : 5000)
+      expect(res.maxDelayMs, recurrence[0]).toBeLessThan(MAX_DELAY_MS)
+    }
+    const update = await timed(() => server.request('PATCH', `/events/${seriesId}`, { token: admin, body: { recurrence: NEVER } }))
+    expect([update.status, Object.keys(update.body.data.params)]).toEqual([400, ['recurrence']])
+    expect(update.ms).toBeLessThan(5000)
+  })
+
+  it('stores an open-ended daily series started in 1950 without blocking the event loop', async () => {
+    const res = await timed(() =>
+      server.request('POST', '/events', {
+        token: admin,
+        body: { title: 'Since 1950', start_date: '1950-01-01 10:00:00', end_date: '1950-01-01 11:00:00', timezone: 'Europe/Berlin', status: 'publish', recurrence: ['RRULE:FREQ=DAILY'] },
+      }),
+    )
+    expect(res.status).toBe(201)
+    // 10,000 rows: 201 ms was seen once on the loaded shared machine (5.9 s before), so a wider margin here.
+    expect(res.maxDelayMs).toBeLessThan(1.5 * MAX_DELAY_MS)
+    const list = await server.request('GET', `/events?start_date=2027-01-01&end_date=2027-01-31&per_page=50&search=${encodeURIComponent('Since 1950')}`)
+    expect(list.body.total).toBe(31)
+  })
+})
