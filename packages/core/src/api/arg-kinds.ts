@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { parseTimeInput } from '../shared/time-input.js'
+import { parseTimeInput } from '../time/time-input.js'
 
 // The scalar parsing rules of CONTRACT 1.2, as zod schemas from wire value to parsed value.
 // Their input side describes the wire truthfully (for the OpenAPI document); `doc` is what the

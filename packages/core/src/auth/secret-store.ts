@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { utcWall } from '../shared/post-fields.js'
+import { utcWall } from '../time/wall-time.js'
 import { isRowId } from '../shared/row-id.js'
 import type { Role } from './principal.js'
 

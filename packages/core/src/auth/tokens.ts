@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
-import { utcWall } from '../shared/post-fields.js'
+import { utcWall } from '../time/wall-time.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
 import { lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'

@@ -1,68 +1,37 @@
 import { z } from 'zod'
-import { isValidTimezone } from '../shared/wall-time.js'
+import { isValidTimezone } from '../time/wall-time.js'
 import { VARIANTS, type VariantConfig } from './variants.js'
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../db/schema.js'
 import type { Principal } from '../auth/principal.js'
-import type { HostPool } from '../db/host-pool.js'
-import type { CalendarRequest } from '../http/request.js'
+import type { DatabaseOptions } from '../db/database-options.js'
 import type { GuessLimit } from '../auth/guess-limiter.js'
-import { normalizeOrigins, type CorsOptions } from '../http/cors.js'
-import type { UnfilteredHtml } from '../shared/html.js'
-import { DEFAULT_RESPONSE_CACHE, type ResponseCacheOptions } from '../http/response-cache.js'
-import { DEFAULT_FEEDS, type FeedOptions } from '../ical/feed-builds.js'
+import { normalizeOrigins, type CorsOptions } from './cors-options.js'
+import { DEFAULT_FEEDS, DEFAULT_RESPONSE_CACHE, type FeedOptions, type ResponseCacheOptions } from './service-options.js'
+
+export type { DatabaseOptions, PGliteInstance } from '../db/database-options.js'
+export type { CorsOptions } from './cors-options.js'
+export type { FeedOptions, ResponseCacheOptions } from './service-options.js'
+
+/** Who keeps unfiltered HTML: editors and up (WordPress single site), or nobody. */
+export type UnfilteredHtml = 'editors' | 'nobody'
 
 /**
- * A PGlite instance (`new PGlite()` / `PGlite.create()` of `@electric-sql/pglite`), described by
- * shape: these declarations never load PGlite's own, so an app on PostgreSQL needs no PGlite (nor
- * its types) installed.
+ * What an `authenticate` hook sees of a request: these fields of `CalendarRequest`, under the same
+ * names (`native` is the adapter's own request object).
  */
-export interface PGliteInstance {
-  readonly waitReady: Promise<void>
-  query(query: string, params?: unknown[]): Promise<{ rows: unknown[] }>
-  exec(query: string): Promise<{ rows: unknown[] }[]>
-  close(): Promise<void>
+export interface AuthenticateRequest {
+  method: string
+  /** Path below the mount point, starting with `/cal/events/v1`. */
+  path: string
+  headers: Record<string, string | string[] | undefined>
+  native?: unknown
 }
-
-/**
- * Where the calendar keeps its data. The embedded choices (`dataDir`, `memory`, `pglite`) need the
- * optional peer dependency `@electric-sql/pglite` installed.
- */
-export type DatabaseOptions =
-  /** A PostgreSQL server (`postgres://user@host:5432/db`). */
-  | {
-      url: string
-      poolSize?: number
-      connectionTimeoutMs?: number
-      statementTimeoutMs?: number
-      /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
-      preparedStatements?: boolean
-      /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
-      startupWaitMs?: number
-    }
-  /**
-   * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with
-   * their session settings as they were (search path and statement timeout are set per transaction
-   * only). README "Embedding".
-   */
-  | {
-      pool: HostPool
-      /** Limit of each of the calendar's statements on the host's connections (default 30 s); the host's own keep theirs. */
-      statementTimeoutMs?: number
-      /** As for `url` (default true): hot statements are prepared on the host's connections under names starting `cal_`. */
-      preparedStatements?: boolean
-    }
-  /** Embedded PGlite persisted in a directory (guarded against a second process). */
-  | { dataDir: string }
-  /** Embedded PGlite in memory (lost on close). */
-  | { memory: true }
-  /** A PGlite instance owned by the caller (not closed by the calendar). */
-  | { pglite: PGliteInstance }
 
 /**
  * Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request.
  * `native` is the adapter's own request (Express: `req`, so `req.session` or `req.user` of the host).
  */
-export type Authenticate = (request: Pick<CalendarRequest, 'headers' | 'method' | 'path' | 'native'>) =>
+export type Authenticate = (request: AuthenticateRequest) =>
   | Principal
   | null
   | undefined

@@ -17,6 +17,3 @@ export const VARIANTS = {
   A: { name: 'A', perPageDefault: 5, multilingual: false, boundsFilters: false, passwordParam: false },
   B: { name: 'B', perPageDefault: 10, multilingual: true, boundsFilters: true, passwordParam: true },
 } as const satisfies Record<'A' | 'B', VariantConfig>
-
-/** Largest accepted `per_page`; larger values are capped silently (CONTRACT 5.3). */
-export const MAX_PER_PAGE = 50

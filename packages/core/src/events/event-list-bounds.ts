@@ -1,5 +1,5 @@
-import { parseTimeInput } from '../shared/time-input.js'
-import { addDaysToDate, addMonthsToWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcToWall, wallToUtc } from '../shared/wall-time.js'
+import { parseTimeInput } from '../time/time-input.js'
+import { addDaysToDate, addMonthsToWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcToWall, wallToUtc } from '../time/wall-time.js'
 
 // The date bounds of an event list request (CONTRACT 6.2, 6.3, 6.6). Pure: the clock, the site
 // zone and the date-filter mode come in as values, so every rule is unit-tested across zones.

@@ -14,10 +14,10 @@ import { eventListPageQuery, type EventListFilters } from './event-list-query.js
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
 import { earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
-import { farOccurrences } from './far-occurrences.js'
+import { farOccurrences } from '../recurrence/far-occurrences.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
-import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from '../sync/event-sync.js'
+import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from './event-sync.js'
 import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
-import type { ImageRow } from '../shared/post-fields.js'
+import type { ImageRow } from '../posts/post-fields.js'
 import type { TermRow } from '../terms/term.serializer.js'
 import type { EventRow } from './event.serializer.js'
 

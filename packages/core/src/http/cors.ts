@@ -1,15 +1,7 @@
+import { normalizeOrigins, type CorsOptions } from '../config/cors-options.js'
 import type { CalendarRequest, CalendarResponse } from './request.js'
 
-/** Cross-origin access for browser clients on other sites (off unless configured). */
-export interface CorsOptions {
-  /**
-   * Origins allowed to call every method of the API with credentials (`https://admin.example.org`),
-   * and/or `'*'`: any other origin may read (`GET`/`HEAD`) anonymously, without credentials.
-   */
-  origins: readonly string[]
-  /** How long browsers may cache a preflight answer. Default 600 seconds. */
-  maxAgeSeconds?: number
-}
+export type { CorsOptions } from '../config/cors-options.js'
 
 /** Request headers a listed origin may send: credentials, JSON bodies, preconditions, retries. */
 const LISTED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key']
@@ -28,25 +20,6 @@ export interface CorsPolicy {
   preflight(request: CalendarRequest, methods: readonly string[]): CalendarResponse
   /** Adds the CORS response headers for the request's origin to an actual answer. */
   decorate(request: CalendarRequest, response: CalendarResponse, extraExposed?: readonly string[]): CalendarResponse
-}
-
-/** Checks the configured origins once; throws a `TypeError` naming a bad one. */
-export function normalizeOrigins(origins: readonly string[]): string[] {
-  return origins.map((raw) => {
-    const value = raw.trim()
-    if (value === '*') return value
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      throw new TypeError(`cors.origins: ${JSON.stringify(raw)} is not an origin such as https://app.example.org`)
-    }
-    // An origin is scheme, host and port only; a browser never sends a path, so one would never match.
-    if (!/^https?:$/.test(url.protocol) || url.origin === 'null' || value.replace(/\/$/, '') !== url.origin) {
-      throw new TypeError(`cors.origins: ${JSON.stringify(raw)} is not an origin such as https://app.example.org (scheme, host and port only)`)
-    }
-    return url.origin
-  })
 }
 
 function headerOf(request: CalendarRequest, name: string): string | undefined {

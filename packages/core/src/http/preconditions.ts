@@ -5,9 +5,8 @@ import { writeTransaction } from '../api/write.js'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
-import { wallFromDb } from '../shared/post-fields.js'
-import { findIdBySlug } from '../shared/slug-store.js'
-import { utcWallToEpochMs } from '../shared/wall-time.js'
+import { findIdBySlug } from '../posts/slug-store.js'
+import { utcWallToEpochMs, wallFromDb } from '../time/wall-time.js'
 import { entityTag, parseTagList, visibilityKey } from './conditional.js'
 
 // Issue 18 item 2: lost-update protection. An update or delete that sends `If-Match` (or

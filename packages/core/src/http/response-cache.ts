@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants as zlibConstants, deflateSync, gzipSync } from 'node:zlib'
 import type { Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
+import type { ResponseCacheOptions } from '../config/service-options.js'
 import { checkChanges, takePoint, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { NOT_MODIFIED_HEADERS, noneMatchHits } from './conditional.js'
@@ -25,17 +26,6 @@ import type { CalendarResponse } from './request.js'
 //   window, `only_with_upcoming`, relative dates) is served only within the clock slot it was made
 //   in: the UTC minute when the default window is all it could depend on (its bounds are dates in
 //   the site zone, which change on whole minutes), else the second (times are kept to the second).
-
-/** Bounds of the hot-read cache (`responseCache` option of `createCalendar`). */
-export interface ResponseCacheOptions {
-  /** Approximate memory for kept answers: characters of body and headers, plus a fixed cost per entry. */
-  maxBytes: number
-  /** Most answers kept. */
-  maxEntries: number
-}
-
-/** The default: on, 32 MB, 10,000 answers. */
-export const DEFAULT_RESPONSE_CACHE: ResponseCacheOptions = Object.freeze({ maxBytes: 32 * 1024 * 1024, maxEntries: 10_000 })
 
 /** Per-entry bookkeeping counted against `maxBytes` besides the text (key, headers object, point). */
 const ENTRY_OVERHEAD = 512

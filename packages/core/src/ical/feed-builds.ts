@@ -1,3 +1,4 @@
+import type { FeedOptions } from '../config/service-options.js'
 import { CalendarError } from '../errors.js'
 import type { ChangeValidator, Check } from '../http/response-cache.js'
 
@@ -7,29 +8,6 @@ import type { ChangeValidator, Check } from '../http/response-cache.js'
 // per query and caller shared by every poll while the change log shows no write since it was read
 // (the hot-read cache's check chain, `http/response-cache.ts`), and an identical request that
 // arrives while its feed is being built waits for that build instead of starting another.
-
-/** Bounds of iCalendar feeds (`feeds` option of `createCalendar`). */
-export interface FeedOptions {
-  /** Feeds built at the same time; a build that finds none free waits in the queue. */
-  concurrency: number
-  /** Builds that may wait for a free slot; one more is answered 503 at once. */
-  queue: number
-  /** How long a build waits in the queue before it is answered 503. */
-  queueWaitMs: number
-  /** Most events one feed holds (the first ones in list order). */
-  maxEvents: number
-  /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
-  cacheBytes: number
-}
-
-/** The defaults: 1 build at once (a build shares the event loop with every other request), 4 waiting up to 5 s, 25,000 events a feed, 64 MB of kept feeds. */
-export const DEFAULT_FEEDS: FeedOptions = Object.freeze({
-  concurrency: 1,
-  queue: 4,
-  queueWaitMs: 5_000,
-  maxEvents: 25_000,
-  cacheBytes: 64 * 1024 * 1024,
-})
 
 /** A built feed as sent and kept: its headers (validators included) and its text in chunks. */
 export interface FeedAnswer {

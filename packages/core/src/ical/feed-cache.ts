@@ -5,8 +5,7 @@ import { CHANGE_RETENTION_MS } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
 import { eventListQuery, type EventListFilters } from '../events/event-list-query.js'
 import { entityTag, noneMatchHits, visibilityKey } from '../http/conditional.js'
-import { wallFromDb } from '../shared/post-fields.js'
-import { nowUtcWall, utcToWall, utcWallToEpochMs, wallToUtc } from '../shared/wall-time.js'
+import { nowUtcWall, utcToWall, utcWallToEpochMs, wallToUtc, wallFromDb } from '../time/wall-time.js'
 
 // Validators of the iCalendar answers (issue 20 item 4, docs/ical.md "Polling"). A feed's tag names
 // what its bytes are a function of (the inputs below) and the state of the calendar's data it was

@@ -6,11 +6,11 @@ import { canEditItem, canReadItem } from '../auth/permissions.js'
 import type { EventRow } from '../events/event.serializer.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
 import { taxonomyNamed } from '../terms/taxonomies.js'
-import { postUrl, wallFromDb } from '../shared/post-fields.js'
+import { postUrl } from '../posts/post-fields.js'
 import { renderHtml } from '../shared/text.js'
-import { addDaysToDate, utcWallToEpochMs } from '../shared/wall-time.js'
+import { addDaysToDate, utcWallToEpochMs, wallFromDb } from '../time/wall-time.js'
 import { feedRecurrence } from './dst-gaps.js'
-import { intlZone } from './vtimezone.js'
+import { intlZone } from '../time/vtimezone.js'
 
 const toText = compile({
   wordwrap: false,

@@ -6,9 +6,9 @@ import { eventListQuery, orderEventList, type EventListFilters } from '../events
 import { eventRelations, RELATION_COLUMNS } from '../events/event.repository.js'
 import type { EventRow } from '../events/event.serializer.js'
 import { pageBound } from '../db/sql-literals.js'
-import { wallFromDb } from '../shared/post-fields.js'
+import { wallFromDb } from '../time/wall-time.js'
 import { veventText } from './ical-event.js'
-import { intlZone, vtimezone } from './vtimezone.js'
+import { intlZone, vtimezone } from '../time/vtimezone.js'
 
 /** Rows read per statement while a feed is built: one page of rows is in memory at a time besides the text. */
 const FEED_PAGE = 500

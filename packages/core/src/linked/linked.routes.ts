@@ -2,7 +2,7 @@ import type { VariantConfig } from '../config/variants.js'
 import { postRoutes, type PostOperations, type RouteDef } from '../http/routes.js'
 import type { ArgsRecord } from '../api/operation.js'
 import type { LinkedKind } from './kinds.js'
-import { LINKED_SYNC_REFUSED } from '../sync/linked-sync.js'
+import { LINKED_SYNC_REFUSED } from './linked-sync.js'
 import { syncOperation } from '../sync/sync-route.js'
 import { linkedListOperation } from './linked-list.js'
 import {

@@ -1,5 +1,5 @@
 import type { CallContext } from '../api/context.js'
-import { authorString, globalId, postDates, postUrl, serializeImage, type ImageRow, type PostRow } from '../shared/post-fields.js'
+import { authorString, globalId, postDates, postUrl, serializeImage, type ImageRow, type PostRow } from '../posts/post-fields.js'
 import { renderHtml, stripTags } from '../shared/text.js'
 import type { LinkedKind } from './kinds.js'
 

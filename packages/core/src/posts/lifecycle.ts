@@ -3,11 +3,10 @@ import type { CallContext } from '../api/context.js'
 import { canPublish } from '../auth/permissions.js'
 import type { Principal } from '../auth/principal.js'
 import type { DB } from '../db/generated.js'
-import { utcWall, wallFromDb } from '../shared/post-fields.js'
 import { slugify } from '../shared/slug.js'
-import { uniqueSlug } from '../shared/slug-store.js'
-import { utcWallToEpochMs } from '../shared/wall-time.js'
-import { timeToUtc } from '../shared/write-inputs.js'
+import { uniqueSlug } from './slug-store.js'
+import { utcWallToEpochMs, utcWall, wallFromDb } from '../time/wall-time.js'
+import { timeToUtc } from './write-inputs.js'
 
 // The rules every post type (event, venue, organizer) follows from creation to the trash and
 // back (CONTRACT 10.1, 10.3, 13). Each type adds its own columns; none of them decides these.

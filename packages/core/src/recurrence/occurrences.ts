@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { wallFromDb } from '../shared/post-fields.js'
-import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
+import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime, wallFromDb } from '../time/wall-time.js'
 import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.js'
 import { expandBoundedSliced, expandSliced, ruleWork, STORE_WORK_MS, type RuleWork } from './rule-work.js'
 

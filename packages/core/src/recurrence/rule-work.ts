@@ -1,6 +1,6 @@
 import type { RRuleTemporal } from 'rrule-temporal'
 import { CalendarError } from '../errors.js'
-import { wallToUtc } from '../shared/wall-time.js'
+import { wallToUtc } from '../time/wall-time.js'
 import {
   checkRuleMatches,
   engine,

@@ -1,6 +1,6 @@
 import { invalidParams } from '../errors.js'
-import { intlZone } from '../ical/vtimezone.js'
-import { epochMsToUtcWall, utcToWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../shared/wall-time.js'
+import { intlZone } from '../time/vtimezone.js'
+import { epochMsToUtcWall, utcToWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../time/wall-time.js'
 import { expandBounded, expandRecurrence, type SeriesStart } from './recurrence.js'
 
 // "This and all following" (issue 19 item 3, docs/recurrence.md): the recurrence lines of the two

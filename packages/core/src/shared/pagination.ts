@@ -1,4 +1,5 @@
-import { MAX_PER_PAGE } from '../config/variants.js'
+/** Largest accepted `per_page`; larger values are capped silently (CONTRACT 5.3). */
+export const MAX_PER_PAGE = 50
 
 /** Page numbers of a list request, `per_page` capped (CONTRACT 5.3). */
 export interface Paging {

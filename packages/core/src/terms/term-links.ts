@@ -3,7 +3,7 @@ import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
 import { isRowId } from '../shared/row-id.js'
 import { slugify } from '../shared/slug.js'
-import { uniqueSlug } from '../shared/slug-store.js'
+import { uniqueSlug } from '../posts/slug-store.js'
 import type { Taxonomy } from './taxonomies.js'
 import { termIdsIn } from './term.repository.js'
 

@@ -1,4 +1,4 @@
-import { cleanPostHtml, cleanTitle } from '../shared/html.js'
+import { cleanPostHtml, cleanTitle } from '../posts/html.js'
 import { sql, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import { writeTransaction } from '../api/write.js'

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import ICAL from 'ical.js'
 import { describe, expect, it } from 'vitest'
 import { CalendarError } from '../../src/errors.js'
-import { vtimezone } from '../../src/ical/vtimezone.js'
+import { vtimezone } from '../../src/time/vtimezone.js'
 import { expandBounded, expandRecurrence, MAX_BOUNDED_OCCURRENCES, parseRecurrence, RULE_REACH_YEARS, type SeriesStart } from '../../src/recurrence/recurrence.js'
 import { expandBoundedSliced, expandSliced, ruleWork, verifyRecurrence, type RuleWork } from '../../src/recurrence/rule-work.js'
 

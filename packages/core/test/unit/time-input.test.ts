@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseTimeInput } from '../../src/shared/time-input.js'
+import { parseTimeInput } from '../../src/time/time-input.js'
 
 // 03:39 UTC on the 21st is still 22:39 on the 20th in New York (EST, UTC-5).
 const now = new Date('2026-11-21T03:39:06Z')

@@ -2,8 +2,8 @@ import { tzOffset } from '@date-fns/tz'
 import fc from 'fast-check'
 import ICAL from 'ical.js'
 import { describe, expect, it } from 'vitest'
-import { vtimezone } from '../../src/ical/vtimezone.js'
-import { epochMsToUtcWall, utcToWall } from '../../src/shared/wall-time.js'
+import { vtimezone } from '../../src/time/vtimezone.js'
+import { epochMsToUtcWall, utcToWall } from '../../src/time/wall-time.js'
 
 /** The zone ical.js builds from our VTIMEZONE text. */
 function icalZone(text: string) {

@@ -13,7 +13,7 @@ import {
   utcToWall,
   utcWallToEpochMs,
   wallToUtc,
-} from '../../src/shared/wall-time.js'
+} from '../../src/time/wall-time.js'
 
 describe('isValidTimezone', () => {
   it.each(['America/New_York', 'UTC', 'Europe/Berlin', 'Asia/Kolkata', 'UTC+2', 'UTC-5', 'UTC+5.5', 'UTC-3.5', 'UTC+5.75', 'UTC+0', 'UTC+14', 'UTC-12'])(

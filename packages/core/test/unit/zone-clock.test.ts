@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { epochMsToUtcWall, wallToUtc } from '../../src/shared/wall-time.js'
-import { zoneClock } from '../../src/shared/zone-clock.js'
+import { epochMsToUtcWall, wallToUtc } from '../../src/time/wall-time.js'
+import { zoneClock } from '../../src/time/zone-clock.js'
 
 // zoneClock must give exactly wallToUtc's answers (far-occurrences.ts reads every computed
 // occurrence's end through it): DST gaps and overlaps, half-hour zones, far years, fixed offsets.

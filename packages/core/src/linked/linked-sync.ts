@@ -1,9 +1,9 @@
 import type { CallContext } from '../api/context.js'
-import type { LinkedKind } from '../linked/kinds.js'
-import { linkedListQuery, type LinkedListFilters } from '../linked/linked-list-query.js'
-import { imageJson, linkedDb } from '../linked/linked.repository.js'
-import { serializeLinked, type LinkedRow } from '../linked/linked.serializer.js'
-import type { SyncSource } from './sync-walk.js'
+import type { LinkedKind } from './kinds.js'
+import { linkedListQuery, type LinkedListFilters } from './linked-list-query.js'
+import { imageJson, linkedDb } from './linked.repository.js'
+import { serializeLinked, type LinkedRow } from './linked.serializer.js'
+import type { SyncSource } from '../sync/sync-walk.js'
 
 /** The venue/organizer list parameters a sync walk refuses (below), by name. */
 export const LINKED_SYNC_REFUSED = ['event', 'has_events', 'only_with_upcoming'] as const

@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
-import { isRowId } from './row-id.js'
-import { parseTimeInput } from './time-input.js'
-import { storableWall, utcToWall, wallToUtc, type WallTime } from './wall-time.js'
+import { isRowId } from '../shared/row-id.js'
+import { parseTimeInput } from '../time/time-input.js'
+import { storableWall, utcToWall, wallToUtc, type WallTime } from '../time/wall-time.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { escapeLike, likePattern } from '../db/sql-literals.js'
-import { withSuffix } from './slug.js'
+import { withSuffix } from '../shared/slug.js'
 
 type Db = Kysely<DB> | Transaction<DB>
 

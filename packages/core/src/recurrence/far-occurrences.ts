@@ -2,11 +2,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { invalidParams } from '../errors.js'
-import { isOpenEnded, MAX_STORED_OCCURRENCES, occurrenceRows, storedHorizon, targetHorizon, type SeriesRow } from '../recurrence/occurrences.js'
-import { wallFromDb } from '../shared/post-fields.js'
-import { utcWallToEpochMs, type WallTime } from '../shared/wall-time.js'
-import { zoneClock } from '../shared/zone-clock.js'
-import { openEndedSeriesQuery, type EventListFilters } from './event-list-query.js'
+import { isOpenEnded, MAX_STORED_OCCURRENCES, occurrenceRows, storedHorizon, targetHorizon, type SeriesRow } from './occurrences.js'
+import { utcWallToEpochMs, type WallTime, wallFromDb } from '../time/wall-time.js'
+import { zoneClock } from '../time/zone-clock.js'
+import { openEndedSeriesQuery, type EventListFilters } from '../events/event-list-query.js'
 
 // Occurrences outside the stored span (issue 28, docs/recurrence.md "Past the horizon"): open-ended
 // series are stored from 10,000 days before the horizon up to it; a list whose window reaches past

@@ -1,6 +1,6 @@
 import { tzOffset } from '@date-fns/tz'
 import { foldLines } from 'ical-generator'
-import { epochMsToUtcWall, timezoneAbbr } from '../shared/wall-time.js'
+import { epochMsToUtcWall, timezoneAbbr } from './wall-time.js'
 
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000

@@ -236,3 +236,13 @@ export function addMonthsToWall(wall: WallTime, months: number): WallTime {
   if (ny < 0 || ny > 9999) throw new RangeError(`Result out of wall-time range: ${wall} + ${months} months`)
   return `${pad(ny, 4)}-${pad(nm)}-${pad(Math.min(d, daysInMonth(ny, nm)))}${wall.slice(10)}`
 }
+
+/** Timestamps as the database prints them (`2026-01-05 14:03:00` or JSON's `2026-01-05T14:03:00`). */
+export function wallFromDb(value: string): WallTime {
+  return value.replace('T', ' ').slice(0, 19)
+}
+
+/** Formats an instant as a UTC wall time (database parameter form). */
+export function utcWall(date: Date): WallTime {
+  return date.toISOString().slice(0, 19).replace('T', ' ')
+}

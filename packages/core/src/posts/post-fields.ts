@@ -1,15 +1,5 @@
 import type { Urls } from '../api/context.js'
-import { utcToWall, type WallTime } from './wall-time.js'
-
-/** Timestamps as the database prints them (`2026-01-05 14:03:00` or JSON's `2026-01-05T14:03:00`). */
-export function wallFromDb(value: string): WallTime {
-  return value.replace('T', ' ').slice(0, 19)
-}
-
-/** Formats an instant as a UTC wall time (database parameter form). */
-export function utcWall(date: Date): WallTime {
-  return date.toISOString().slice(0, 19).replace('T', ' ')
-}
+import { utcToWall, wallFromDb } from '../time/wall-time.js'
 
 /** Post types as the public URLs name them. */
 export type PostType = 'event' | 'venue' | 'organizer'

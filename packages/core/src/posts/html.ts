@@ -1,6 +1,7 @@
 import sanitize from 'sanitize-html'
 import { canEditOthers } from '../auth/permissions.js'
 import type { Principal } from '../auth/principal.js'
+import type { UnfilteredHtml } from '../config/options.js'
 
 /**
  * What HTML a write keeps (issue 15 item 9). The allow-lists restate WordPress's `kses` lists for
@@ -65,9 +66,6 @@ const COMMON: sanitize.IOptions = {
 
 const POST_OPTIONS: sanitize.IOptions = { ...COMMON, allowedTags: POST_TAGS, allowedAttributes: POST_ATTRIBUTES }
 const INLINE_OPTIONS: sanitize.IOptions = { ...COMMON, allowedTags: INLINE_TAGS, allowedAttributes: INLINE_ATTRIBUTES }
-
-/** Who keeps unfiltered HTML: editors and up (WordPress single site), or nobody. */
-export type UnfilteredHtml = 'editors' | 'nobody'
 
 /** Whether a caller's HTML is stored as sent. */
 export function keepsUnfilteredHtml(p: Principal | null, policy: UnfilteredHtml): boolean {

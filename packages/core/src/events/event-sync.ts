@@ -1,7 +1,7 @@
 import type { CallContext } from '../api/context.js'
-import { eventListPageQuery, eventListQuery, type EventListFilters } from '../events/event-list-query.js'
-import { serializeEvent, serializeException, type EventRow } from '../events/event.serializer.js'
-import type { SyncSource } from './sync-walk.js'
+import { eventListPageQuery, eventListQuery, type EventListFilters } from './event-list-query.js'
+import { serializeEvent, serializeException, type EventRow } from './event.serializer.js'
+import type { SyncSource } from '../sync/sync-walk.js'
 
 /** Date parameters a sync walk refuses: the list's window moves with the clock, which no write records. */
 export const EVENT_DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates']
