@@ -21,7 +21,12 @@ export interface CallContext {
   readonly client: string
   /** Active language in variant B; `''` in variant A. */
   readonly language: string
-  readonly now: Date
+  /**
+   * The call's moment. Read it through `clock.now()` only: the hot-read cache keeps an answer that
+   * read it for one clock slot only (docs/response-cache.md), and the clock records every read
+   * whichever copy of the context made it.
+   */
+  readonly clock: RequestClock
   readonly urls: Urls
   readonly options: ResolvedOptions
   readonly db: Kysely<DB>
@@ -31,6 +36,32 @@ export interface CallContext {
   readonly idempotency?: IdempotencyClaim
   /** A GET's validators (`If-None-Match`, `If-Modified-Since`), for operations that answer 304 themselves (feeds). */
   readonly conditional?: Conditional
+}
+
+/**
+ * The moment of one call, and whether anything in the call asked for it. It is an object of its
+ * own, shared by every copy of the context (a spread copies the reference), so an answer that
+ * depends on the time is known as such however the context was passed on.
+ */
+export interface RequestClock {
+  /** The call's moment (the same for the whole call); records that the answer may depend on it. */
+  now(): Date
+  /** Whether `now()` was called so far. */
+  readonly read: boolean
+}
+
+/** A clock standing at `at` for one call. */
+export function requestClock(at: Date): RequestClock {
+  let read = false
+  return {
+    now() {
+      read = true
+      return at
+    },
+    get read() {
+      return read
+    },
+  }
 }
 
 /** The request's conditional headers, as sent. */
@@ -112,7 +143,7 @@ export function buildCallContext(
     principal: source.principal,
     client: source.client ?? '',
     language: activeLanguage(options, params.ml_language),
-    now: options.now(),
+    clock: requestClock(options.now()),
     urls: buildUrls(options.publicBaseUrl, source.origin, source.mountPath, source.namespace),
     options,
     db,

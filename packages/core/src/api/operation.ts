@@ -109,9 +109,8 @@ export async function invoke<A extends ArgsRecord, P, R>(
   const parsed = parseArgs(op.args, raw)
   // `rest_url`s echo the query; only what the route declares, never a stray `access_token`.
   const query = Object.fromEntries(Object.entries(ctx.raw.query).filter(([name]) => Object.hasOwn(op.args, name)))
-  // Copied by descriptors, not spread: a spread would read every field now, and the hot-read cache
-  // watches whether `ctx.now` is read (http/response-cache.ts).
-  ctx = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), raw: { value: { ...ctx.raw, query }, enumerable: true } }) as CallContext
+  // A plain copy: the clock is an object the copy shares, so its reads are still recorded (api/context.ts).
+  ctx = { ...ctx, raw: { ...ctx.raw, query } }
   const prepared = op.prepare ? await op.prepare(parsed, ctx) : (parsed as unknown as P)
   if (op.authorize) await op.authorize(prepared, ctx)
   return op.run(prepared, ctx)

@@ -77,7 +77,7 @@ export function eventListOperation(variant: VariantConfig) {
       const language = variant.multilingual ? ctx.language : undefined
       const expand = variant.multilingual
       const filters: EventListFilters = {
-        bounds: listBounds(input, { now: ctx.now, zone: ctx.options.siteTimezone, mode: ctx.options.dateFilterMode }),
+        bounds: listBounds(input, { now: ctx.clock.now(), zone: ctx.options.siteTimezone, mode: ctx.options.dateFilterMode }),
         frame: ctx.options.dateFilterMode,
         search: input.search?.split(/\s+/).filter(Boolean),
         categoryIds: input.categories && (await resolveTermFilter(db, CATEGORY, input.categories, ctx.language)),
@@ -104,7 +104,7 @@ export function eventListOperation(variant: VariantConfig) {
       const window = utcWindow(filters.bounds, filters.frame)
       // Past the stored horizon, the open-ended series' occurrences are computed for this request.
       const dateParams = EVENT_DATE_PARAMS.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
-      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams, ctx.now))
+      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams, ctx.clock.now()))
       // One statement: the page and its total; the total is recounted only when the calendar
       // changed. It holds for a far window too: stored and computed occurrences together are the
       // rules' occurrences, wherever the horizon stands. A statement with computed rows is built

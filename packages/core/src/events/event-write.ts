@@ -72,8 +72,8 @@ export async function planEventWrite(
   if (input.timezone !== undefined || !existing) cols.timezone = timezone
   const allDay: boolean = input.all_day ?? existing?.all_day ?? false
   if (input.all_day !== undefined) cols.all_day = input.all_day
-  let start = input.start_date !== undefined ? timeToWall(input.start_date, timezone, ctx.now, 'start_date') : existing && wallFromDb(existing.start_local)
-  let end = input.end_date !== undefined ? timeToWall(input.end_date, timezone, ctx.now, 'end_date') : existing && wallFromDb(existing.end_local)
+  let start = input.start_date !== undefined ? timeToWall(input.start_date, timezone, ctx.clock.now(), 'start_date') : existing && wallFromDb(existing.start_local)
+  let end = input.end_date !== undefined ? timeToWall(input.end_date, timezone, ctx.clock.now(), 'end_date') : existing && wallFromDb(existing.end_local)
   if (start !== undefined && end !== undefined) {
     if (allDay) {
       start = `${start.slice(0, 10)} 00:00:00`
@@ -108,7 +108,7 @@ export async function planEventWrite(
     }
   }
   // An event's `date` is read in its own zone, not the site's.
-  const dateUtc = requestedDateUtc(input, timezone, ctx.now)
+  const dateUtc = requestedDateUtc(input, timezone, ctx.clock.now())
   await checkAuthor(db, input.author)
   for (const field of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (input[field] !== undefined) cols[field] = input[field]
@@ -232,7 +232,7 @@ export async function applyEventWrite(
     const items = plan[taxonomy.plural]
     if (items !== undefined) await setEventTerms(trx, id, taxonomy, await resolveTermsForWrite(trx, taxonomy, items, language))
   }
-  if (changesOccurrences(plan.columns, existing)) await materialiseSeries(trx, id, ctx.now)
+  if (changesOccurrences(plan.columns, existing)) await materialiseSeries(trx, id, ctx.clock.now())
   if (existing && changesRuleOnly(plan.columns, existing)) await dropExceptionsOutsideRule(trx, id)
   return id
 }

@@ -70,7 +70,7 @@ function checkPassword(ctx: CallContext, eventId: number, actual: string, given:
   let limiter = limiters.get(ctx.options)
   if (!limiter) limiters.set(ctx.options, (limiter = createGuessLimiter(ctx.options.passwordGuesses)))
   const key = `${eventId} ${ctx.client}`
-  const nowMs = ctx.now.getTime()
+  const nowMs = ctx.clock.now().getTime()
   limiter.check(key, nowMs)
   if (samePassword(given, actual)) return
   limiter.fail(key, nowMs)
@@ -179,7 +179,7 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
       if (!row) return notAnEvent(ctx, id)
       const inTrash = () => new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
       if (row.status === 'trash') throw inTrash()
-      if (!(await writeTransaction(ctx, (trx) => trashPost(trx, 'events', row.id, utcWall(ctx.now))))) throw inTrash()
+      if (!(await writeTransaction(ctx, (trx) => trashPost(trx, 'events', row.id, utcWall(ctx.clock.now()))))) throw inTrash()
       return { body: await readAfterWrite(ctx, row.id) }
     },
   })

@@ -157,12 +157,11 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
         options,
         db,
       )
-      const { params } = built
-      const ctx = slot ? slot.watch(built.ctx) : built.ctx
+      const { params, ctx } = built
       const operation = match.endpoint.operation
       const item = match.endpoint.item
       // If-Match and company count on an item's update and delete; elsewhere they are ignored.
-      const conditions = item && item.write !== 'create' ? readPreconditions((name) => header(request, name), ctx.now) : undefined
+      const conditions = item && item.write !== 'create' ? readPreconditions((name) => header(request, name), ctx.clock.now()) : undefined
       const run = (c: CallContext) => (item ? runItemWrite(item, operation, params, c, namespace, conditions) : invoke(operation, params, c))
       // Keys are per caller; an anonymous create is refused by the operation anyway.
       const key = match.endpoint.idempotent && principal ? header(request, 'idempotency-key') : undefined
@@ -182,7 +181,7 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
       headers.Vary = addVary(headers.Vary, ...(options.authenticate ? ['Authorization', 'Cookie'] : ['Authorization']))
       const text = JSON.stringify(result.body)
       headers.ETag = entityTag(text, result.headers ?? {}, visibilityKey(principal), namespace)
-      if (!ownCaching) slot?.keep(status, headers, text)
+      if (!ownCaching) slot?.keep(status, headers, text, ctx.clock)
       if (noneMatchHits(header(request, 'if-none-match'), headers.ETag)) return { status: 304, headers: notModifiedHeaders(headers), body: undefined }
       return { status, headers, body: result.body, text }
     } catch (err) {

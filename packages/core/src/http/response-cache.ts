@@ -1,6 +1,6 @@
 import { brotliCompressSync, constants as zlibConstants, deflateSync, gzipSync } from 'node:zlib'
 import type { Kysely } from 'kysely'
-import type { CallContext } from '../api/context.js'
+import type { RequestClock } from '../api/context.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
 import { checkChanges, takePoint, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
@@ -22,7 +22,7 @@ import type { CalendarResponse } from './request.js'
 // - A request waits for a check whose statement is sent after it arrived (it joins the next check
 //   while that one still waits for a connection), so a write acknowledged before the request
 //   started is committed at that check's snapshot.
-// - The clock: an answer whose operation read the request's clock (`ctx.now`, the default date
+// - The clock: an answer whose operation read the request's clock (`ctx.clock.now()`, the default date
 //   window, `only_with_upcoming`, relative dates) is served only within the clock slot it was made
 //   in: the UTC minute when the default window is all it could depend on (its bounds are dates in
 //   the site zone, which change on whole minutes), else the second (times are kept to the second).
@@ -83,10 +83,11 @@ export interface KeptAnswer {
 export interface CacheSlot {
   /** The kept answer when nothing changed since it was made (`If-None-Match` answered), else `undefined`. */
   fresh(ifNoneMatch: string | undefined): Promise<CalendarResponse | undefined>
-  /** `ctx` with its clock watched: what the answer's validity in time depends on. */
-  watch(ctx: CallContext): CallContext
-  /** Keeps a 200 answer made after `fresh` (no-op when the request is not kept). */
-  keep(status: number, headers: Record<string, string>, text: string): void
+  /**
+   * Keeps a 200 answer made after `fresh` (no-op when the request is not kept); `clock` is the
+   * call's: when it was read, the answer holds for its clock slot only.
+   */
+  keep(status: number, headers: Record<string, string>, text: string, clock: RequestClock): void
 }
 
 /** The parts of a request that decide an anonymous answer besides the route. */
@@ -308,7 +309,6 @@ export function createResponseCache(
       const key = keyFor(parts)
       const secondGrained = SECOND_PARAMS.some((name) => params[name] !== undefined)
       let point: Check | undefined
-      let clockRead: Date | undefined
       return {
         async fresh(ifNoneMatch) {
           const entry = entries.get(key)
@@ -324,22 +324,15 @@ export function createResponseCache(
           point = await validator.next()
           return valid(key, entry) ? answerFrom(entry, ifNoneMatch) : undefined
         },
-        watch(ctx) {
-          if (point === undefined) return ctx
-          return Object.defineProperty({ ...ctx }, 'now', {
-            enumerable: true,
-            get: () => (clockRead = ctx.now),
-          })
-        },
-        keep(status, headers, text) {
+        keep(status, headers, text, clock) {
           // A check since the point found a change: the answer may already be stale.
           if (point === undefined || point.seq <= staleThrough || headers.ETag === undefined) return
           const size = text.length + ENTRY_OVERHEAD + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0)
           if (size > maxBytes / 16) return // one huge page must not flush everything else
           const unit = secondGrained ? SECOND_MS : MINUTE_MS
-          const clock = clockRead === undefined ? undefined : { unit, slot: Math.floor(clockRead.getTime() / unit) }
+          const slot = clock.read ? { unit, slot: Math.floor(clock.now().getTime() / unit) } : undefined
           drop(key)
-          const entry: Entry = { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock, size }
+          const entry: Entry = { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock: slot, size }
           entries.set(key, entry)
           bytes += size
           for (const oldest of entries.keys()) {

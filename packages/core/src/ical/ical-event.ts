@@ -117,7 +117,7 @@ export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallConte
   const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
   // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
   // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
-  const series = row.recurrence && row.recurrence.length > 0 ? seriesLines(row, ctx.now).map((line) => `${line}\r\n`).join('') : recurrenceId(row)
+  const series = row.recurrence && row.recurrence.length > 0 ? seriesLines(row, ctx.clock.now()).map((line) => `${line}\r\n`).join('') : recurrenceId(row)
   return foldLines(series ? text.replace(/END:VEVENT\r\n$/, `${series}END:VEVENT\r\n`) : text)
 }
 

@@ -101,8 +101,8 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
         if (holdsTag(ctx, etag)) return notModified(ctx, etag)
       }
       return feeds.build(shared ? inputs : `transaction ${inputs}`, async (keep) => {
-        const state = await feedState(ctx.db, filters, ctx.now)
-        const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.now, ctx.options.siteTimezone) : 0
+        const state = await feedState(ctx.db, filters, ctx.clock.now())
+        const moved = rollingWindow(ctx.raw.query) ? windowMovedMs(ctx.clock.now(), ctx.options.siteTimezone) : 0
         const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
         const etag = feedTag(inputs, state.state)
         if (notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
@@ -130,7 +130,7 @@ export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfi
       // The whole text is at hand: its tag hashes the bytes. Linked venues, organizers and terms
       // have no modification time of their own here, so the log's newest change stands in.
       const etag = textTag(text, ctx)
-      const state = await feedState(ctx.db, undefined, ctx.now)
+      const state = await feedState(ctx.db, undefined, ctx.clock.now())
       const lastModified = httpDate(Math.max(utcWallToEpochMs(wallFromDb(row.modified_utc)), state.lastChangeMs))
       if (holdsTag(ctx, etag) || notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
       return { headers: icalHeaders(ctx, row.slug || `event-${row.id}`, etag, lastModified), body: undefined, stream: [text] }

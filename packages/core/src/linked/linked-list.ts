@@ -44,7 +44,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         nothing: eventHidesRelations,
         hasEvents: input.has_events,
         // Ours: every upcoming event counts, not only the first page of them (CONTRACT 7).
-        upcomingFrom: input.only_with_upcoming ? utcWall(ctx.now) : undefined,
+        upcomingFrom: input.only_with_upcoming ? utcWall(ctx.clock.now()) : undefined,
         statuses: input.status,
         scope: listScope(ctx.principal),
         editScope: editScope(ctx.principal),

@@ -105,7 +105,7 @@ export function linkedDeleteOperation(kind: LinkedKind, locator: Locator) {
     async run(row, ctx) {
       const inTrash = () => new CalendarError(kind.errors.inTrash, `The ${kind.type} is already trashed`)
       if (row.status === 'trash') throw inTrash()
-      if (!(await writeTransaction(ctx, (trx) => trashLinked(trx, kind, row.id, utcWall(ctx.now))))) throw inTrash()
+      if (!(await writeTransaction(ctx, (trx) => trashLinked(trx, kind, row.id, utcWall(ctx.clock.now()))))) throw inTrash()
       return { body: await readBack(kind, row.id, ctx) }
     },
   })

@@ -20,7 +20,7 @@ export type LinkedInput = Record<string, unknown>
 function lifecycleInput(input: LinkedInput, ctx: CallContext): LifecycleInput {
   return {
     status: input.status as string | undefined,
-    dateUtc: requestedDateUtc(input, ctx.options.siteTimezone, ctx.now),
+    dateUtc: requestedDateUtc(input, ctx.options.siteTimezone, ctx.clock.now()),
     author: input.author as number | undefined,
   }
 }
@@ -104,7 +104,7 @@ export async function createLinked(
     .orderBy('id')
     .limit(1)
     .executeTakeFirst()
-  const nowWall = utcWall(ctx.now)
+  const nowWall = utcWall(ctx.clock.now())
   if (existing) {
     const cols = await detailColumns(trx, kind, input, existing, true)
     await db.updateTable(kind.table).set({ ...cols, modified_utc: nowWall }).where('id', '=', existing.id).execute()

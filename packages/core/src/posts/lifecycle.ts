@@ -63,7 +63,7 @@ export function scaleBackStatus(requested: string | undefined, p: Principal | nu
 }
 
 function statusFor(requested: string | undefined, dateUtc: string | undefined, ctx: CallContext): string {
-  return scaleBackStatus(requested, ctx.principal, dateUtc === undefined ? undefined : utcWallToEpochMs(dateUtc), ctx.now.getTime())
+  return scaleBackStatus(requested, ctx.principal, dateUtc === undefined ? undefined : utcWallToEpochMs(dateUtc), ctx.clock.now().getTime())
 }
 
 /** The publication date a write asks for (`date_utc` wins over `date`, read in `zone`), in UTC. */
@@ -76,7 +76,7 @@ export function requestedDateUtc(input: { date?: unknown; date_utc?: unknown }, 
 /** Columns a new post starts with: status (scaled back), slug, author, language and dates. */
 export async function initialPostColumns(trx: Db, table: PostTable, title: string, input: LifecycleInput, ctx: CallContext) {
   const status = statusFor(input.status, input.dateUtc, ctx)
-  const nowWall = utcWall(ctx.now)
+  const nowWall = utcWall(ctx.clock.now())
   const base = input.slug !== undefined ? slugify(input.slug) : getsSlug(status) ? slugify(title) : ''
   return {
     status,
@@ -96,7 +96,7 @@ export async function initialPostColumns(trx: Db, table: PostTable, title: strin
  */
 export async function updatedPostColumns(trx: Db, table: PostTable, current: LifecycleRow, title: string, input: LifecycleInput, ctx: CallContext) {
   const cols: Record<string, unknown> = {}
-  const nowWall = utcWall(ctx.now)
+  const nowWall = utcWall(ctx.clock.now())
   if (input.author !== undefined) cols.author_id = input.author
   if (input.dateUtc !== undefined) {
     cols.date_utc = input.dateUtc
