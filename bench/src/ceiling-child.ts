@@ -1,4 +1,4 @@
-import { followKnownTotal } from '@cal-events/core'
+import { followKnownTotal } from '@cal-events/core/internal'
 import { sqlCeilingHere, type SqlCeilingJob } from './ceilings.js'
 
 // The SQL ceiling's client in a process of its own (`ceilings.ts` starts one per measurement), for

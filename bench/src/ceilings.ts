@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { calendarTypes, createCalendar, followKnownTotal } from '@cal-events/core'
+import { createCalendar } from '@cal-events/core'
+import { calendarTypes, followKnownTotal } from '@cal-events/core/internal'
 import { spawnBenchChild } from './child.js'
 import { measure, type LoadResult } from './load.js'
 import { startBareServer, type RunningServer } from './server.js'

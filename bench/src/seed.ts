@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress'
-import { slugify } from '@cal-events/core'
+import { slugify } from '@cal-events/core/internal'
 import type { SqlSession } from './db.js'
 import {
   CATEGORIES, CITIES, DESC_A, DESC_B, EXCERPTS, ORG_A, ORG_B, STREETS, TAG_A, TAG_B, TIMEZONES, TITLE_ADJ, TITLE_NOUN, VENUE_A,

@@ -28,10 +28,3 @@ export type {
   CategoryList,
   TagList,
 } from './openapi/resource-types.js'
-
-// For tools that drive or measure a calendar's database directly (the bench's SQL ceiling and seed).
-export { calendarTypes } from './db/pg-types.js'
-export { followKnownTotal } from './events/known-total.js'
-export { slugify } from './shared/slug.js'
-// For HTTP adapters (the Express and fetch ones, or a host's own): what each must do the same way.
-export { bodyReadError, calendarPrefixes, readRequestBody, responseText } from './http/adapter-kit.js'

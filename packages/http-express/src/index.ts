@@ -1,7 +1,8 @@
 import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { bodyReadError, calendarPrefixes, eventLoopDelay, responseText, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { eventLoopDelay, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { bodyReadError, calendarPrefixes, responseText } from '@cal-events/core/internal'
 import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */

@@ -1,4 +1,5 @@
-import { calendarPrefixes, readRequestBody, responseText, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import type { Calendar, CalendarRequest, CalendarResponse } from '@cal-events/core'
+import { calendarPrefixes, readRequestBody, responseText } from '@cal-events/core/internal'
 
 /** Options of the fetch adapter. */
 export interface FetchHandlerOptions {

@@ -2,48 +2,6 @@ import * as zod from 'zod';
 import { z } from 'zod';
 import { ColumnType, Transaction, Kysely } from 'kysely';
 import * as zod_v4_core from 'zod/v4/core';
-import pg from 'pg';
-
-/** How the root descriptor describes an argument. */
-interface ArgDoc {
-    type?: string | string[];
-    format?: string;
-    enum?: readonly (string | number)[];
-    items?: {
-        type: string | string[];
-        enum?: readonly string[];
-    };
-}
-/** One declared parameter of an endpoint: `T` parsed, `I` as a caller may send it. */
-interface ArgSpec<T = unknown, I = unknown> {
-    readonly schema: z.ZodType<T, I>;
-    readonly doc: ArgDoc;
-    readonly required?: boolean;
-    /** Declared default, applied when the parameter is absent. */
-    readonly default?: unknown;
-    /** `null` reaches the handler (it means "clear"); otherwise `null` counts as absent. */
-    readonly nullable?: boolean;
-    readonly description?: string;
-    /** Reason shown in `data.params` when parsing fails. */
-    readonly reason?: string;
-    /**
-     * How the OpenAPI document states the value when the schema cannot say it (a `z.unknown()`
-     * refinement, a string read as a flag); a subset of what the schema accepts.
-     */
-    readonly openapi?: Record<string, unknown>;
-    /** Another parameter this one must come with (a coordinate pair); the document states it. */
-    readonly with?: string;
-}
-
-/** Roles of CONTRACT 3.1, weakest first. */
-declare const ROLES: readonly ["subscriber", "contributor", "author", "editor", "administrator"];
-/** A role name. */
-type Role = (typeof ROLES)[number];
-/** Who is calling: a user id (the `author` of what they create) and a role. */
-interface Principal {
-    readonly id: number;
-    readonly role: Role;
-}
 
 /** What differs between the two variants of the API; code asks this, never the variant's name. */
 interface VariantConfig {
@@ -57,6 +15,16 @@ interface VariantConfig {
     readonly boundsFilters: boolean;
     /** Whether `password` is declared on the event by-id routes. */
     readonly passwordParam: boolean;
+}
+
+/** Roles of CONTRACT 3.1, weakest first. */
+declare const ROLES: readonly ["subscriber", "contributor", "author", "editor", "administrator"];
+/** A role name. */
+type Role = (typeof ROLES)[number];
+/** Who is calling: a user id (the `author` of what they create) and a role. */
+interface Principal {
+    readonly id: number;
+    readonly role: Role;
 }
 
 /** One statement as pg's `client.query(config)` takes it. */
@@ -401,6 +369,145 @@ interface DB {
     venues: Venues;
 }
 
+/** How the root descriptor describes an argument. */
+interface ArgDoc {
+    type?: string | string[];
+    format?: string;
+    enum?: readonly (string | number)[];
+    items?: {
+        type: string | string[];
+        enum?: readonly string[];
+    };
+}
+/** One declared parameter of an endpoint: `T` parsed, `I` as a caller may send it. */
+interface ArgSpec<T = unknown, I = unknown> {
+    readonly schema: z.ZodType<T, I>;
+    readonly doc: ArgDoc;
+    readonly required?: boolean;
+    /** Declared default, applied when the parameter is absent. */
+    readonly default?: unknown;
+    /** `null` reaches the handler (it means "clear"); otherwise `null` counts as absent. */
+    readonly nullable?: boolean;
+    readonly description?: string;
+    /** Reason shown in `data.params` when parsing fails. */
+    readonly reason?: string;
+    /**
+     * How the OpenAPI document states the value when the schema cannot say it (a `z.unknown()`
+     * refinement, a string read as a flag); a subset of what the schema accepts.
+     */
+    readonly openapi?: Record<string, unknown>;
+    /** Another parameter this one must come with (a coordinate pair); the document states it. */
+    readonly with?: string;
+}
+
+/** Declared parameters of an endpoint, by name. */
+type ArgsRecord = Record<string, ArgSpec<any>>;
+/**
+ * What a script caller may pass for declared parameters: each one's wire input, all optional (the
+ * operation checks required ones). A name that is not declared does not compile.
+ */
+type ArgInput<A extends ArgsRecord> = {
+    [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<any, infer I> ? I | null : never;
+};
+/** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
+type ParsedArgs<A extends ArgsRecord> = {
+    [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never;
+};
+/** What a handler returns: the body, and a status/headers when they are not 200/none. */
+interface OperationResult<R = unknown> {
+    status?: number;
+    headers?: Record<string, string>;
+    body: R;
+    /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
+    stream?: TextStream;
+}
+/** Text produced piece by piece, so that a large document never sits in memory whole. */
+type TextStream = AsyncIterable<string> | Iterable<string>;
+/**
+ * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,
+ * CONTRACT 2.2) database-backed parameter rules, the permission check, and the handler.
+ */
+interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
+    readonly args: A;
+    /**
+     * Names the operation reads from `ctx.raw` without declaring them (a tag's `parent`, refused by
+     * its own rule); the script API accepts them beside the declared ones.
+     */
+    readonly readsRaw?: readonly string[];
+    /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
+    prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>;
+    /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */
+    authorize?(input: P, ctx: CallContext): void | Promise<void>;
+    run(input: P, ctx: CallContext): Promise<OperationResult<R>>;
+}
+
+/** A request's fingerprint: the one stored with a new key, and whether a stored one is the same request. */
+interface Fingerprint {
+    readonly value: string;
+    matches(stored: string): boolean;
+}
+/**
+ * A create's key, claimed by the create's own transaction (`api/write.ts`): the claim commits or
+ * rolls back with the write, so a create that fails leaves the key free, and one that committed
+ * holds it even if its answer never gets stored.
+ */
+declare class IdempotencyClaim {
+    readonly userId: number;
+    readonly key: string;
+    readonly fingerprint: Fingerprint;
+    /** Set once the transaction holding the claim has committed. */
+    committed: boolean;
+    constructor(userId: number, key: string, fingerprint: Fingerprint);
+    /**
+     * Claims the key inside `trx`. A duplicate still in flight holds the row's lock: the insert waits
+     * for that transaction to end rather than polling, then claims a key it rolled back.
+     */
+    claimIn(trx: Transaction<DB>): Promise<void>;
+}
+
+/** Absolute URL roots for one request. */
+interface Urls {
+    /** REST root including the namespace: `http://host/cal/events/v1`. */
+    readonly rest: string;
+    /** Public site URL: `http://host`. */
+    readonly site: string;
+    /** `global_id` prefix: host and path of the site URL, e.g. `cal.example.org`. */
+    readonly globalIdBase: string;
+}
+/** What every service call knows about its caller and the service. */
+interface CallContext {
+    readonly principal: Principal | null;
+    /** The client's address over HTTP; `''` for the script API and adapters that pass none. */
+    readonly client: string;
+    /** Active language in variant B; `''` in variant A. */
+    readonly language: string;
+    readonly now: Date;
+    readonly urls: Urls;
+    readonly options: ResolvedOptions;
+    readonly db: Kysely<DB>;
+    /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
+    readonly raw: RawParams;
+    /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */
+    readonly idempotency?: IdempotencyClaim;
+    /** A GET's validators (`If-None-Match`, `If-Modified-Since`), for operations that answer 304 themselves (feeds). */
+    readonly conditional?: Conditional;
+}
+/** The request's conditional headers, as sent. */
+interface Conditional {
+    readonly ifNoneMatch?: string;
+    readonly ifModifiedSince?: string;
+}
+/** Parameters of a call by where they came from. */
+interface RawParams {
+    readonly path: Readonly<Record<string, string>>;
+    readonly query: Readonly<Record<string, unknown>>;
+    readonly body: Readonly<Record<string, unknown>>;
+}
+/** The REST namespace. */
+declare const NAMESPACE = "cal/events/v1";
+/** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
+declare const WP_NAMESPACE = "wp-json/tribe/events/v1";
+
 /** Bounds of the hot-read cache (`responseCache` option of `createCalendar`). */
 interface ResponseCacheOptions {
     /** Approximate memory for kept answers: characters of body and headers, plus a fixed cost per entry. */
@@ -589,162 +696,12 @@ interface ResolvedOptions {
     readonly feeds: FeedOptions;
 }
 
-/** A request's fingerprint: the one stored with a new key, and whether a stored one is the same request. */
-interface Fingerprint {
-    readonly value: string;
-    matches(stored: string): boolean;
-}
-/**
- * A create's key, claimed by the create's own transaction (`api/write.ts`): the claim commits or
- * rolls back with the write, so a create that fails leaves the key free, and one that committed
- * holds it even if its answer never gets stored.
- */
-declare class IdempotencyClaim {
-    readonly userId: number;
-    readonly key: string;
-    readonly fingerprint: Fingerprint;
-    /** Set once the transaction holding the claim has committed. */
-    committed: boolean;
-    constructor(userId: number, key: string, fingerprint: Fingerprint);
-    /**
-     * Claims the key inside `trx`. A duplicate still in flight holds the row's lock: the insert waits
-     * for that transaction to end rather than polling, then claims a key it rolled back.
-     */
-    claimIn(trx: Transaction<DB>): Promise<void>;
-}
-
-/** Absolute URL roots for one request. */
-interface Urls {
-    /** REST root including the namespace: `http://host/cal/events/v1`. */
-    readonly rest: string;
-    /** Public site URL: `http://host`. */
-    readonly site: string;
-    /** `global_id` prefix: host and path of the site URL, e.g. `cal.example.org`. */
-    readonly globalIdBase: string;
-}
-/** What every service call knows about its caller and the service. */
-interface CallContext {
-    readonly principal: Principal | null;
-    /** The client's address over HTTP; `''` for the script API and adapters that pass none. */
-    readonly client: string;
-    /** Active language in variant B; `''` in variant A. */
-    readonly language: string;
-    readonly now: Date;
-    readonly urls: Urls;
-    readonly options: ResolvedOptions;
-    readonly db: Kysely<DB>;
-    /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
-    readonly raw: RawParams;
-    /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */
-    readonly idempotency?: IdempotencyClaim;
-    /** A GET's validators (`If-None-Match`, `If-Modified-Since`), for operations that answer 304 themselves (feeds). */
-    readonly conditional?: Conditional;
-}
-/** The request's conditional headers, as sent. */
-interface Conditional {
-    readonly ifNoneMatch?: string;
-    readonly ifModifiedSince?: string;
-}
-/** Parameters of a call by where they came from. */
-interface RawParams {
-    readonly path: Readonly<Record<string, string>>;
-    readonly query: Readonly<Record<string, unknown>>;
-    readonly body: Readonly<Record<string, unknown>>;
-}
-/** The REST namespace. */
-declare const NAMESPACE = "cal/events/v1";
-/** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
-declare const WP_NAMESPACE = "wp-json/tribe/events/v1";
-
-/** Declared parameters of an endpoint, by name. */
-type ArgsRecord = Record<string, ArgSpec<any>>;
-/**
- * What a script caller may pass for declared parameters: each one's wire input, all optional (the
- * operation checks required ones). A name that is not declared does not compile.
- */
-type ArgInput<A extends ArgsRecord> = {
-    [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<any, infer I> ? I | null : never;
-};
-/** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
-type ParsedArgs<A extends ArgsRecord> = {
-    [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never;
-};
-/** What a handler returns: the body, and a status/headers when they are not 200/none. */
-interface OperationResult<R = unknown> {
-    status?: number;
-    headers?: Record<string, string>;
-    body: R;
-    /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
-    stream?: TextStream;
-}
-/** Text produced piece by piece, so that a large document never sits in memory whole. */
-type TextStream = AsyncIterable<string> | Iterable<string>;
-/**
- * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,
- * CONTRACT 2.2) database-backed parameter rules, the permission check, and the handler.
- */
-interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
-    readonly args: A;
-    /**
-     * Names the operation reads from `ctx.raw` without declaring them (a tag's `parent`, refused by
-     * its own rule); the script API accepts them beside the declared ones.
-     */
-    readonly readsRaw?: readonly string[];
-    /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
-    prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>;
-    /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */
-    authorize?(input: P, ctx: CallContext): void | Promise<void>;
-    run(input: P, ctx: CallContext): Promise<OperationResult<R>>;
-}
-
-/**
- * The one error type of the service. `code` is an internal, stable name; the wire code and
- * the HTTP status come from the single table in `http/error-response.ts`.
- */
-type CalendarErrorCode = 'NO_ROUTE' | 'INVALID_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'MISSING_PARAM' | 'INVALID_PARAM' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'INVALID_TOKEN' | 'INVALID_NAMESPACE' | 'EVENT_ARCHIVE_PAGE_NOT_FOUND' | 'VENUE_ARCHIVE_PAGE_NOT_FOUND' | 'ORGANIZER_ARCHIVE_PAGE_NOT_FOUND' | 'EVENT_NOT_FOUND' | 'EVENT_OCCURRENCE_NOT_FOUND' | 'INVALID_EVENT_ID' | 'EVENT_NO_LONGER_AVAILABLE' | 'EVENT_NOT_ACCESSIBLE' | 'EVENT_PASSWORD_PROTECTED' | 'EVENT_IN_TRASH' | 'VENUE_NOT_ACCESSIBLE' | 'ORGANIZER_NOT_ACCESSIBLE' | 'VENUE_IN_TRASH' | 'ORGANIZER_IN_TRASH' | 'COULD_NOT_CREATE_VENUE' | 'COULD_NOT_CREATE_ORGANIZER' | 'COULD_NOT_UPDATE_VENUE' | 'COULD_NOT_UPDATE_ORGANIZER' | 'INVALID_LINKED_POST_ID' | 'BAD_SEARCH_STRING' | 'TERM_EXISTS' | 'DUPLICATE_TERM_SLUG' | 'TAXONOMY_NOT_HIERARCHICAL' | 'TOO_MANY_REQUESTS' | 'INVALID_HOST' | 'IDEMPOTENCY_KEY_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS' | 'SYNC_TOKEN_INVALID' | 'SYNC_TOKEN_EXPIRED' | 'SYNC_TOKEN_MISMATCH' | 'INVALID_IF_MATCH' | 'PRECONDITION_FAILED' | 'DATABASE_UNAVAILABLE' | 'FEED_BUSY' | 'INTERNAL';
-/** Extra members of the error body's `data` object, beside `status`. */
-type CalendarErrorData = Record<string, unknown>;
-/** An expected failure: it becomes a 4xx/5xx response in the contract's error shape. */
-declare class CalendarError extends Error {
-    readonly code: CalendarErrorCode;
-    readonly data?: CalendarErrorData | undefined;
-    constructor(code: CalendarErrorCode, message: string, data?: CalendarErrorData | undefined);
-}
-
-/** What a token and a feed key list alike (never the secret). */
-interface SecretInfo {
-    id: number;
-    prefix: string;
-    name: string;
-    userId: number;
-    login: string;
-    role: Role;
-    createdUtc: string;
-    lastUsedUtc: string | null;
-    revokedUtc: string | null;
-}
-
-/** A feed key as listed (never the secret). */
-type FeedKeyInfo = SecretInfo;
-/** Whose feed key to make: an existing user by login or id, and a label for listing. */
-interface FeedKeyInput {
-    login?: string;
-    userId?: number;
-    name?: string;
-}
-
-/** A token as listed (never the secret). */
-interface TokenInfo extends SecretInfo {
-    /** When the token stops working (UTC, `YYYY-MM-DD HH:MM:SS`); null: never. */
-    expiresUtc: string | null;
-}
-/** What a new token is issued with. */
-interface TokenInput {
-    role: Role;
-    name?: string;
-    login?: string;
-    /** When the token stops working: an ISO 8601 date-time with `Z` or an offset, or a Date; default never. */
-    expires?: string | Date;
+/** What one migration run did. */
+interface MigrationReport {
+    /** Migrations applied by this run, in order. */
+    readonly applied: readonly string[];
+    /** True when this run moved an earlier version's tables from `public` into the schema. */
+    readonly adopted: boolean;
 }
 
 /** The event loop's delay over the last 10 to 20 seconds, in milliseconds. */
@@ -781,279 +738,19 @@ interface PoolStats {
     readonly waiting: number;
 }
 
-/** What one migration run did. */
-interface MigrationReport {
-    /** Migrations applied by this run, in order. */
-    readonly applied: readonly string[];
-    /** True when this run moved an earlier version's tables from `public` into the schema. */
-    readonly adopted: boolean;
-}
-
-/** Query parameters of `GET /events` in both variants (SPEC, CONTRACT 6.1). */
-declare function commonListArgs(variant: VariantConfig): {
-    sync: ArgSpec<boolean, string | boolean | 0 | 1>;
-    sync_token: ArgSpec<string, string>;
-    sync_page: ArgSpec<string, string>;
-    page: ArgSpec<number, string | number>;
-    per_page: ArgSpec<number, string | number>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
-    search: ArgSpec<string, string>;
-    categories: ArgSpec<(string | number)[], string | number | (string | number)[]>;
-    tags: ArgSpec<(string | number)[], string | number | (string | number)[]>;
-    venue: ArgSpec<number[], string | number | (string | number)[]>;
-    organizer: ArgSpec<number[], string | number | (string | number)[]>;
-    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
-    status: {
-        description: string;
-        schema: z.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], z.core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        nullable?: boolean;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
-    geoloc_lat: ArgSpec<number, string | number>;
-    geoloc_lng: ArgSpec<number, string | number>;
-    include: ArgSpec<number[], string | number | (string | number)[]>;
-    post_parent: ArgSpec<number, string | number>;
-};
-/** Query parameters of `GET /events` in variant B only. */
-declare function boundsListArgs(): {
-    starts_before: ArgSpec<string | number, string | number>;
-    starts_after: ArgSpec<string | number, string | number>;
-    ends_before: ArgSpec<string | number, string | number>;
-    ends_after: ArgSpec<string | number, string | number>;
-    strict_dates: ArgSpec<string, string>;
-    ticketed: ArgSpec<boolean, string | boolean | 0 | 1>;
-};
-/** Every query parameter `GET /events` may declare; variant A leaves out the bounds filters. */
-type EventListArgs = ReturnType<typeof commonListArgs> & Partial<ReturnType<typeof boundsListArgs>>;
-/** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
-declare function eventWriteArgs(forCreate: boolean): {
-    title: ArgSpec<string, string>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
-    author: ArgSpec<number, string | number>;
-    date: ArgSpec<string | number, string | number>;
-    date_utc: ArgSpec<string | number, string | number>;
-    description: ArgSpec<string, string>;
-    slug: ArgSpec<string, string>;
-    excerpt: ArgSpec<string, string>;
-    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
-    timezone: ArgSpec<string, string>;
-    all_day: ArgSpec<boolean, string | boolean | 0 | 1>;
-    image: ArgSpec<string | number, string | number>;
-    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    website: {
-        nullable: boolean;
-        schema: z.ZodType<string, string, z.core.$ZodTypeInternals<string, string>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        description?: string;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
-    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
-    hide_from_listings: ArgSpec<boolean, string | boolean | 0 | 1>;
-    sticky: ArgSpec<boolean, string | boolean | 0 | 1>;
-    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
-    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    venue: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    organizer: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    origin_uid: ArgSpec<string, string>;
-    recurrence: ArgSpec<string[], string[]>;
-};
-
 /**
- * Venues and organizers are the same kind of record ("linked posts") with different fields. The
- * descriptor carries everything that differs, so the code serving them never asks which it is.
+ * The one error type of the service. `code` is an internal, stable name; the wire code and
+ * the HTTP status come from the single table in `http/error-response.ts`.
  */
-interface LinkedKind<N extends string = 'venue' | 'organizer', D extends ArgsRecord = ArgsRecord> {
-    readonly type: N;
-    readonly table: 'venues' | 'organizers';
-    /** Name of the name field on the wire (`venue` / `organizer`). */
-    readonly nameField: N;
-    /** Plural, as the list envelope and collection path name it. */
-    readonly plural: 'venues' | 'organizers';
-    /** Free-text detail fields, in wire order (str0 on input, `website` url0). */
-    readonly textFields: readonly string[];
-    /** The kind's own write fields (CONTRACT 11.1), besides the shared post fields. */
-    readonly detailArgs: D;
-    /** Boolean flags, `true` when a create leaves them out (venue map flags). */
-    readonly flags: readonly string[];
-    /** Whether records carry a `geo_lat`/`geo_lng` pair (extension). */
-    readonly coordinates: boolean;
-    /** Fields `search` looks in besides name, description and excerpt (CONTRACT 7). */
-    readonly searchFields: readonly string[];
-    /** How an event links records of the kind: a column of `events`, or a link table in order. */
-    readonly eventLink: {
-        readonly via: 'column';
-        readonly column: 'venue_id';
-    } | {
-        readonly via: 'table';
-        readonly table: 'event_organizers';
-        readonly column: 'organizer_id';
-    };
-    /** Columns computed from others on every write that touches their sources (or creates). */
-    derive?(input: Readonly<Record<string, unknown>>, merged: (field: string) => string, creating: boolean): Record<string, unknown>;
-    /** The schema.org type of `json_ld` (CONTRACT 4.7). */
-    readonly jsonLdType: 'Place' | 'Person';
-    readonly errors: {
-        readonly notAccessible: CalendarErrorCode;
-        readonly inTrash: CalendarErrorCode;
-        readonly couldNotCreate: CalendarErrorCode;
-        readonly couldNotUpdate: CalendarErrorCode;
-        readonly pageNotFound: CalendarErrorCode;
-    };
+type CalendarErrorCode = 'NO_ROUTE' | 'INVALID_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'MISSING_PARAM' | 'INVALID_PARAM' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'INVALID_TOKEN' | 'INVALID_NAMESPACE' | 'EVENT_ARCHIVE_PAGE_NOT_FOUND' | 'VENUE_ARCHIVE_PAGE_NOT_FOUND' | 'ORGANIZER_ARCHIVE_PAGE_NOT_FOUND' | 'EVENT_NOT_FOUND' | 'EVENT_OCCURRENCE_NOT_FOUND' | 'INVALID_EVENT_ID' | 'EVENT_NO_LONGER_AVAILABLE' | 'EVENT_NOT_ACCESSIBLE' | 'EVENT_PASSWORD_PROTECTED' | 'EVENT_IN_TRASH' | 'VENUE_NOT_ACCESSIBLE' | 'ORGANIZER_NOT_ACCESSIBLE' | 'VENUE_IN_TRASH' | 'ORGANIZER_IN_TRASH' | 'COULD_NOT_CREATE_VENUE' | 'COULD_NOT_CREATE_ORGANIZER' | 'COULD_NOT_UPDATE_VENUE' | 'COULD_NOT_UPDATE_ORGANIZER' | 'INVALID_LINKED_POST_ID' | 'BAD_SEARCH_STRING' | 'TERM_EXISTS' | 'DUPLICATE_TERM_SLUG' | 'TAXONOMY_NOT_HIERARCHICAL' | 'TOO_MANY_REQUESTS' | 'INVALID_HOST' | 'IDEMPOTENCY_KEY_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS' | 'SYNC_TOKEN_INVALID' | 'SYNC_TOKEN_EXPIRED' | 'SYNC_TOKEN_MISMATCH' | 'INVALID_IF_MATCH' | 'PRECONDITION_FAILED' | 'DATABASE_UNAVAILABLE' | 'FEED_BUSY' | 'INTERNAL';
+/** Extra members of the error body's `data` object, beside `status`. */
+type CalendarErrorData = Record<string, unknown>;
+/** An expected failure: it becomes a 4xx/5xx response in the contract's error shape. */
+declare class CalendarError extends Error {
+    readonly code: CalendarErrorCode;
+    readonly data?: CalendarErrorData | undefined;
+    constructor(code: CalendarErrorCode, message: string, data?: CalendarErrorData | undefined);
 }
-declare const venueDetailArgs: {
-    address: ArgSpec<string, string>;
-    city: ArgSpec<string, string>;
-    country: ArgSpec<string, string>;
-    province: ArgSpec<string, string>;
-    state: ArgSpec<string, string>;
-    zip: ArgSpec<string, string>;
-    phone: ArgSpec<string, string>;
-    website: ArgSpec<string, string>;
-    stateprovince: ArgSpec<string, string>;
-    show_map: ArgSpec<boolean, unknown>;
-    show_map_link: ArgSpec<boolean, unknown>;
-    geo_lat: ArgSpec<number, string | number>;
-    geo_lng: ArgSpec<number, string | number>;
-};
-declare const organizerDetailArgs: {
-    phone: ArgSpec<string, string>;
-    website: ArgSpec<string, string>;
-    email: ArgSpec<string, string>;
-};
-/** The venue kind. */
-/** A venue's own write fields (CONTRACT 11.1), named so the public input types can refer to them. */
-type VenueDetailArgs = typeof venueDetailArgs;
-/** The organizer kind. */
-/** An organizer's own write fields (CONTRACT 11.1). */
-type OrganizerDetailArgs = typeof organizerDetailArgs;
-
-/**
- * The body fields `linkedWriteArgs` declares for a kind with name field `N` and detail fields `D`.
- * Named: the declaration bundler loses what an inline `typeof linkedWriteArgs<…>` refers to.
- */
-type LinkedWriteArgs<N extends string, D extends ArgsRecord> = ReturnType<typeof linkedWriteArgs<N, D>>;
-/** Body fields of a venue/organizer create or update (CONTRACT 11.1); also used for inline data. */
-declare function linkedWriteArgs<N extends string, D extends ArgsRecord>(kind: LinkedKind<N, D>, forCreate: boolean): Record<N, ArgSpec<string, string>> & {
-    author: ArgSpec<number, string | number>;
-    date: ArgSpec<string | number, string | number>;
-    date_utc: ArgSpec<string | number, string | number>;
-    description: ArgSpec<string, string>;
-    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
-} & D & {
-    image: ArgSpec<string | number, string | number>;
-};
-/** Query parameters of `GET /venues` and `GET /organizers` (SPEC, CONTRACT 7). */
-declare function linkedListArgs(kind: LinkedKind, variant: VariantConfig): {
-    sync: ArgSpec<boolean, string | boolean | 0 | 1>;
-    sync_token: ArgSpec<string, string>;
-    sync_page: ArgSpec<string, string>;
-    page: ArgSpec<number, string | number>;
-    per_page: ArgSpec<number, string | number>;
-    search: {
-        description: string;
-        schema: z.ZodType<unknown, unknown, z.core.$ZodTypeInternals<unknown, unknown>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        nullable?: boolean;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    event: ArgSpec<number, string | number>;
-    has_events: ArgSpec<boolean, unknown>;
-    only_with_upcoming: ArgSpec<boolean, unknown>;
-    status: {
-        description: string;
-        schema: z.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], z.core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        nullable?: boolean;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-};
-
-/**
- * Categories and tags are the same kind of record (terms) with different rules. The descriptor
- * carries everything that differs, so the code serving them never asks which taxonomy it is: a
- * new taxonomy is one more descriptor (and a migration admitting its name in `terms.taxonomy`'s check).
- */
-interface TaxonomyDescriptor<N extends string = string, P extends string = string, W extends string = string> {
-    /** The value of `terms.taxonomy`. */
-    readonly name: N;
-    /** `taxonomy` in Term and EmbeddedTerm objects (CONTRACT 4.6). */
-    readonly wire: W;
-    /**
-     * The collection segment (`/categories`), the list envelope's key, and the event's field of the
-     * same name: on events, in event writes (CONTRACT 10.5) and as an event list filter (CONTRACT 6.1).
-     */
-    readonly plural: P;
-    /** Whether terms nest (`parent`, children moving up on delete, filters matching descendants). */
-    readonly hierarchical: boolean;
-    /** The lowest role that may create, update and delete terms (CONTRACT 3.1). */
-    readonly manageRole: Role;
-    /** The public archive page of a term (`url` of the Term object). */
-    archiveUrl(site: string, slug: string): string;
-    /** Whether the event's terms of this taxonomy become its iCalendar CATEGORIES (tags do not). */
-    readonly categorizes: boolean;
-    /** Where a term's slug must be unique (with the language); also its advisory-lock scope. */
-    readonly slugNamespace: string;
-    /** Names in the OpenAPI document. */
-    readonly doc: {
-        readonly tag: string;
-        readonly one: string;
-        readonly many: string;
-        readonly noun: string;
-        readonly about: string;
-    };
-    /** Domain errors a write can answer, beside the ones every term write shares. */
-    readonly writeErrors: readonly CalendarErrorCode[];
-}
-/** Every taxonomy, in route registration order (CONTRACT 14.1). */
-declare const TAXONOMIES: readonly [TaxonomyDescriptor<"category", "categories", "cal_events_cat">, TaxonomyDescriptor<"tag", "tags", "post_tag">];
-/** A taxonomy descriptor. */
-type Taxonomy = (typeof TAXONOMIES)[number];
-
-type WithParent<T> = T & {
-    parent: ArgSpec<number>;
-};
-/** Query parameters of `GET /categories` and `GET /tags` (SPEC, CONTRACT 8). */
-declare function termListArgs(taxonomy: Taxonomy, variant: VariantConfig): WithParent<{
-    page: ArgSpec<number, string | number>;
-    per_page: ArgSpec<number, string | number>;
-    search: ArgSpec<string, string>;
-    exclude: ArgSpec<number[], string | number | (string | number)[]>;
-    include: ArgSpec<number[], string | number | (string | number)[]>;
-    order: ArgSpec<"asc" | "desc", unknown>;
-    orderby: ArgSpec<"id" | "name" | "description" | "slug" | "count" | "term_group" | "include" | "include_slugs", unknown>;
-    hide_empty: ArgSpec<boolean, string | boolean | 0 | 1>;
-    post: ArgSpec<number, string | number>;
-    event: ArgSpec<number, string | number>;
-    slug: ArgSpec<string, string>;
-}>;
-/** Body fields of a term create (`required`) or update (SPEC, CONTRACT 12). */
-declare function termWriteArgs(taxonomy: Taxonomy, required: boolean): WithParent<{
-    name: ArgSpec<string, string>;
-    description: ArgSpec<string, string>;
-    slug: ArgSpec<string, string>;
-}>;
 
 /** What the OpenAPI document says about one method of an endpoint. */
 interface EndpointDoc {
@@ -1137,122 +834,41 @@ interface RouteDef {
     readonly endpoints: readonly Endpoint[];
 }
 
-/** The event fields one occurrence may change; the rest (status, author, password, slug, rule) are the series'. */
-declare const OVERRIDE_FIELDS: readonly ["title", "start_date", "end_date", "timezone", "description", "excerpt", "image", "cost", "website", "show_map", "show_map_link", "featured", "categories", "tags", "venue", "organizer"];
-/** The declared arguments of a change of one occurrence (the fields of `OVERRIDE_FIELDS`). */
-declare function overrideArgs(): Pick<{
-    title: ArgSpec<string, string>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
-    author: ArgSpec<number, string | number>;
-    date: ArgSpec<string | number, string | number>;
-    date_utc: ArgSpec<string | number, string | number>;
-    description: ArgSpec<string, string>;
-    slug: ArgSpec<string, string>;
-    excerpt: ArgSpec<string, string>;
-    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
-    timezone: ArgSpec<string, string>;
-    all_day: ArgSpec<boolean, string | boolean | 0 | 1>;
-    image: ArgSpec<string | number, string | number>;
-    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    website: {
-        nullable: boolean;
-        schema: zod.ZodType<string, string, zod_v4_core.$ZodTypeInternals<string, string>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        description?: string;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
-    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
-    hide_from_listings: ArgSpec<boolean, string | boolean | 0 | 1>;
-    sticky: ArgSpec<boolean, string | boolean | 0 | 1>;
-    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
-    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    venue: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    organizer: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    origin_uid: ArgSpec<string, string>;
-    recurrence: ArgSpec<string[], string[]>;
-}, (typeof OVERRIDE_FIELDS)[number]>;
-/** The declared arguments of "this and all following": an occurrence's fields, and the new series' `recurrence`. */
-declare function followingArgs(): {
-    recurrence: ArgSpec<string[], string[]>;
-    title: ArgSpec<string, string>;
-    description: ArgSpec<string, string>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
-    venue: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    organizer: ArgSpec<string | number | unknown[] | Record<string, unknown>, string | number | unknown[] | Record<string, unknown>>;
-    excerpt: ArgSpec<string, string>;
-    timezone: ArgSpec<string, string>;
-    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
-    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
-    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
-    website: {
-        nullable: boolean;
-        schema: zod.ZodType<string, string, zod_v4_core.$ZodTypeInternals<string, string>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        description?: string;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    image: ArgSpec<string | number, string | number>;
-    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
-};
+/** What a token and a feed key list alike (never the secret). */
+interface SecretInfo {
+    id: number;
+    prefix: string;
+    name: string;
+    userId: number;
+    login: string;
+    role: Role;
+    createdUtc: string;
+    lastUsedUtc: string | null;
+    revokedUtc: string | null;
+}
 
-/**
- * The parameters to send a list statement again with, after it answered `rows`: its answer's
- * total and point in place of the first two, as the calendar does. For clients that replay the
- * calendar's statements (the bench's SQL ceiling).
- */
-declare function followKnownTotal(values: readonly unknown[], rows: readonly Record<string, unknown>[]): unknown[];
+/** A feed key as listed (never the secret). */
+type FeedKeyInfo = SecretInfo;
+/** Whose feed key to make: an existing user by login or id, and a label for listing. */
+interface FeedKeyInput {
+    login?: string;
+    userId?: number;
+    name?: string;
+}
 
-/**
- * The feed's parameters: the event list's filters, without paging (a feed is one document) and
- * without the list's sync walk (a calendar app polls with `If-None-Match` instead).
- */
-declare function feedArgs(variant: VariantConfig): {
-    key: ArgSpec<string, string>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
-    search: ArgSpec<string, string>;
-    categories: ArgSpec<(string | number)[], string | number | (string | number)[]>;
-    tags: ArgSpec<(string | number)[], string | number | (string | number)[]>;
-    venue: ArgSpec<number[], string | number | (string | number)[]>;
-    organizer: ArgSpec<number[], string | number | (string | number)[]>;
-    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
-    status: {
-        description: string;
-        schema: zod.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], zod_v4_core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
-        doc: ArgDoc;
-        required?: boolean;
-        default?: unknown;
-        nullable?: boolean;
-        reason?: string;
-        openapi?: Record<string, unknown>;
-        with?: string;
-    };
-    geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
-    geoloc_lat: ArgSpec<number, string | number>;
-    geoloc_lng: ArgSpec<number, string | number>;
-    include: ArgSpec<number[], string | number | (string | number)[]>;
-    post_parent: ArgSpec<number, string | number>;
-    starts_before?: ArgSpec<string | number, string | number> | undefined;
-    starts_after?: ArgSpec<string | number, string | number> | undefined;
-    ends_before?: ArgSpec<string | number, string | number> | undefined;
-    ends_after?: ArgSpec<string | number, string | number> | undefined;
-    strict_dates?: ArgSpec<string, string> | undefined;
-    ticketed?: ArgSpec<boolean, string | boolean | 0 | 1> | undefined;
-};
+/** A token as listed (never the secret). */
+interface TokenInfo extends SecretInfo {
+    /** When the token stops working (UTC, `YYYY-MM-DD HH:MM:SS`); null: never. */
+    expiresUtc: string | null;
+}
+/** What a new token is issued with. */
+interface TokenInput {
+    role: Role;
+    name?: string;
+    login?: string;
+    /** When the token stops working: an ISO 8601 date-time with `Z` or an offset, or a Date; default never. */
+    expires?: string | Date;
+}
 
 /** Category or tag as its own routes return it (CONTRACT 4.6). */
 declare const TermSchema: z.ZodObject<{
@@ -2037,6 +1653,382 @@ type CategoryList = z.output<typeof CategoryListSchema>;
 /** `GET /tags` body. */
 type TagList = z.output<typeof TagListSchema>;
 
+/** Query parameters of `GET /events` in both variants (SPEC, CONTRACT 6.1). */
+declare function commonListArgs(variant: VariantConfig): {
+    sync: ArgSpec<boolean, string | boolean | 0 | 1>;
+    sync_token: ArgSpec<string, string>;
+    sync_page: ArgSpec<string, string>;
+    page: ArgSpec<number, string | number>;
+    per_page: ArgSpec<number, string | number>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
+    search: ArgSpec<string, string>;
+    categories: ArgSpec<(string | number)[], string | number | (string | number)[]>;
+    tags: ArgSpec<(string | number)[], string | number | (string | number)[]>;
+    venue: ArgSpec<number[], string | number | (string | number)[]>;
+    organizer: ArgSpec<number[], string | number | (string | number)[]>;
+    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    status: {
+        description: string;
+        schema: z.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], z.core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        nullable?: boolean;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
+    geoloc_lat: ArgSpec<number, string | number>;
+    geoloc_lng: ArgSpec<number, string | number>;
+    include: ArgSpec<number[], string | number | (string | number)[]>;
+    post_parent: ArgSpec<number, string | number>;
+};
+/** Query parameters of `GET /events` in variant B only. */
+declare function boundsListArgs(): {
+    starts_before: ArgSpec<string | number, string | number>;
+    starts_after: ArgSpec<string | number, string | number>;
+    ends_before: ArgSpec<string | number, string | number>;
+    ends_after: ArgSpec<string | number, string | number>;
+    strict_dates: ArgSpec<string, string>;
+    ticketed: ArgSpec<boolean, string | boolean | 0 | 1>;
+};
+/** Every query parameter `GET /events` may declare; variant A leaves out the bounds filters. */
+type EventListArgs = ReturnType<typeof commonListArgs> & Partial<ReturnType<typeof boundsListArgs>>;
+/** Body fields of an event create or update (SPEC, CONTRACT 10.1). */
+declare function eventWriteArgs(forCreate: boolean): {
+    title: ArgSpec<string, string>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
+    author: ArgSpec<number, string | number>;
+    date: ArgSpec<string | number, string | number>;
+    date_utc: ArgSpec<string | number, string | number>;
+    description: ArgSpec<string, string>;
+    slug: ArgSpec<string, string>;
+    excerpt: ArgSpec<string, string>;
+    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
+    timezone: ArgSpec<string, string>;
+    all_day: ArgSpec<boolean, string | boolean | 0 | 1>;
+    image: ArgSpec<string | number, string | number>;
+    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    website: {
+        nullable: boolean;
+        schema: z.ZodType<string, string, z.core.$ZodTypeInternals<string, string>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        description?: string;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
+    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
+    hide_from_listings: ArgSpec<boolean, string | boolean | 0 | 1>;
+    sticky: ArgSpec<boolean, string | boolean | 0 | 1>;
+    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    venue: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    origin_uid: ArgSpec<string, string>;
+    recurrence: ArgSpec<string[], string[]>;
+};
+
+/**
+ * Venues and organizers are the same kind of record ("linked posts") with different fields. The
+ * descriptor carries everything that differs, so the code serving them never asks which it is.
+ */
+interface LinkedKind<N extends string = 'venue' | 'organizer', D extends ArgsRecord = ArgsRecord> {
+    readonly type: N;
+    readonly table: 'venues' | 'organizers';
+    /** Name of the name field on the wire (`venue` / `organizer`). */
+    readonly nameField: N;
+    /** Plural, as the list envelope and collection path name it. */
+    readonly plural: 'venues' | 'organizers';
+    /** Free-text detail fields, in wire order (str0 on input, `website` url0). */
+    readonly textFields: readonly string[];
+    /** The kind's own write fields (CONTRACT 11.1), besides the shared post fields. */
+    readonly detailArgs: D;
+    /** Boolean flags, `true` when a create leaves them out (venue map flags). */
+    readonly flags: readonly string[];
+    /** Whether records carry a `geo_lat`/`geo_lng` pair (extension). */
+    readonly coordinates: boolean;
+    /** Fields `search` looks in besides name, description and excerpt (CONTRACT 7). */
+    readonly searchFields: readonly string[];
+    /** How an event links records of the kind: a column of `events`, or a link table in order. */
+    readonly eventLink: {
+        readonly via: 'column';
+        readonly column: 'venue_id';
+    } | {
+        readonly via: 'table';
+        readonly table: 'event_organizers';
+        readonly column: 'organizer_id';
+    };
+    /** Columns computed from others on every write that touches their sources (or creates). */
+    derive?(input: Readonly<Record<string, unknown>>, merged: (field: string) => string, creating: boolean): Record<string, unknown>;
+    /** The schema.org type of `json_ld` (CONTRACT 4.7). */
+    readonly jsonLdType: 'Place' | 'Person';
+    readonly errors: {
+        readonly notAccessible: CalendarErrorCode;
+        readonly inTrash: CalendarErrorCode;
+        readonly couldNotCreate: CalendarErrorCode;
+        readonly couldNotUpdate: CalendarErrorCode;
+        readonly pageNotFound: CalendarErrorCode;
+    };
+}
+declare const venueDetailArgs: {
+    address: ArgSpec<string, string>;
+    city: ArgSpec<string, string>;
+    country: ArgSpec<string, string>;
+    province: ArgSpec<string, string>;
+    state: ArgSpec<string, string>;
+    zip: ArgSpec<string, string>;
+    phone: ArgSpec<string, string>;
+    website: ArgSpec<string, string>;
+    stateprovince: ArgSpec<string, string>;
+    show_map: ArgSpec<boolean, unknown>;
+    show_map_link: ArgSpec<boolean, unknown>;
+    geo_lat: ArgSpec<number, string | number>;
+    geo_lng: ArgSpec<number, string | number>;
+};
+declare const organizerDetailArgs: {
+    phone: ArgSpec<string, string>;
+    website: ArgSpec<string, string>;
+    email: ArgSpec<string, string>;
+};
+/** The venue kind. */
+/** A venue's own write fields (CONTRACT 11.1), named so the public input types can refer to them. */
+type VenueDetailArgs = typeof venueDetailArgs;
+/** The organizer kind. */
+/** An organizer's own write fields (CONTRACT 11.1). */
+type OrganizerDetailArgs = typeof organizerDetailArgs;
+
+/** The event fields one occurrence may change; the rest (status, author, password, slug, rule) are the series'. */
+declare const OVERRIDE_FIELDS: readonly ["title", "start_date", "end_date", "timezone", "description", "excerpt", "image", "cost", "website", "show_map", "show_map_link", "featured", "categories", "tags", "venue", "organizer"];
+/** The declared arguments of a change of one occurrence (the fields of `OVERRIDE_FIELDS`). */
+declare function overrideArgs(): Pick<{
+    title: ArgSpec<string, string>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
+    author: ArgSpec<number, string | number>;
+    date: ArgSpec<string | number, string | number>;
+    date_utc: ArgSpec<string | number, string | number>;
+    description: ArgSpec<string, string>;
+    slug: ArgSpec<string, string>;
+    excerpt: ArgSpec<string, string>;
+    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
+    timezone: ArgSpec<string, string>;
+    all_day: ArgSpec<boolean, string | boolean | 0 | 1>;
+    image: ArgSpec<string | number, string | number>;
+    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    website: {
+        nullable: boolean;
+        schema: zod.ZodType<string, string, zod_v4_core.$ZodTypeInternals<string, string>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        description?: string;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
+    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
+    hide_from_listings: ArgSpec<boolean, string | boolean | 0 | 1>;
+    sticky: ArgSpec<boolean, string | boolean | 0 | 1>;
+    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    venue: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    origin_uid: ArgSpec<string, string>;
+    recurrence: ArgSpec<string[], string[]>;
+}, (typeof OVERRIDE_FIELDS)[number]>;
+/** The declared arguments of "this and all following": an occurrence's fields, and the new series' `recurrence`. */
+declare function followingArgs(): {
+    recurrence: ArgSpec<string[], string[]>;
+    title: ArgSpec<string, string>;
+    description: ArgSpec<string, string>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
+    excerpt: ArgSpec<string, string>;
+    show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
+    show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
+    timezone: ArgSpec<string, string>;
+    website: {
+        nullable: boolean;
+        schema: zod.ZodType<string, string, zod_v4_core.$ZodTypeInternals<string, string>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        description?: string;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    venue: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
+    image: ArgSpec<string | number, string | number>;
+    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+};
+
+/**
+ * The feed's parameters: the event list's filters, without paging (a feed is one document) and
+ * without the list's sync walk (a calendar app polls with `If-None-Match` instead).
+ */
+declare function feedArgs(variant: VariantConfig): {
+    key: ArgSpec<string, string>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
+    search: ArgSpec<string, string>;
+    categories: ArgSpec<(string | number)[], string | number | (string | number)[]>;
+    tags: ArgSpec<(string | number)[], string | number | (string | number)[]>;
+    venue: ArgSpec<number[], string | number | (string | number)[]>;
+    organizer: ArgSpec<number[], string | number | (string | number)[]>;
+    featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    status: {
+        description: string;
+        schema: zod.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], zod_v4_core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        nullable?: boolean;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
+    geoloc_lat: ArgSpec<number, string | number>;
+    geoloc_lng: ArgSpec<number, string | number>;
+    include: ArgSpec<number[], string | number | (string | number)[]>;
+    post_parent: ArgSpec<number, string | number>;
+    starts_before?: ArgSpec<string | number, string | number> | undefined;
+    starts_after?: ArgSpec<string | number, string | number> | undefined;
+    ends_before?: ArgSpec<string | number, string | number> | undefined;
+    ends_after?: ArgSpec<string | number, string | number> | undefined;
+    strict_dates?: ArgSpec<string, string> | undefined;
+    ticketed?: ArgSpec<boolean, string | boolean | 0 | 1> | undefined;
+};
+
+/**
+ * The body fields `linkedWriteArgs` declares for a kind with name field `N` and detail fields `D`.
+ * Named: the declaration bundler loses what an inline `typeof linkedWriteArgs<…>` refers to.
+ */
+type LinkedWriteArgs<N extends string, D extends ArgsRecord> = ReturnType<typeof linkedWriteArgs<N, D>>;
+/** Body fields of a venue/organizer create or update (CONTRACT 11.1); also used for inline data. */
+declare function linkedWriteArgs<N extends string, D extends ArgsRecord>(kind: LinkedKind<N, D>, forCreate: boolean): Record<N, ArgSpec<string, string>> & {
+    author: ArgSpec<number, string | number>;
+    date: ArgSpec<string | number, string | number>;
+    date_utc: ArgSpec<string | number, string | number>;
+    description: ArgSpec<string, string>;
+    status: ArgSpec<"publish" | "future" | "draft" | "pending" | "private", "publish" | "future" | "draft" | "pending" | "private">;
+} & D & {
+    image: ArgSpec<string | number, string | number>;
+};
+/** Query parameters of `GET /venues` and `GET /organizers` (SPEC, CONTRACT 7). */
+declare function linkedListArgs(kind: LinkedKind, variant: VariantConfig): {
+    sync: ArgSpec<boolean, string | boolean | 0 | 1>;
+    sync_token: ArgSpec<string, string>;
+    sync_page: ArgSpec<string, string>;
+    page: ArgSpec<number, string | number>;
+    per_page: ArgSpec<number, string | number>;
+    search: {
+        description: string;
+        schema: z.ZodType<unknown, unknown, z.core.$ZodTypeInternals<unknown, unknown>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        nullable?: boolean;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+    event: ArgSpec<number, string | number>;
+    has_events: ArgSpec<boolean, unknown>;
+    only_with_upcoming: ArgSpec<boolean, unknown>;
+    status: {
+        description: string;
+        schema: z.ZodType<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[], z.core.$ZodTypeInternals<("publish" | "future" | "draft" | "pending" | "private" | "trash")[], string | number | (string | number)[]>>;
+        doc: ArgDoc;
+        required?: boolean;
+        default?: unknown;
+        nullable?: boolean;
+        reason?: string;
+        openapi?: Record<string, unknown>;
+        with?: string;
+    };
+};
+
+/**
+ * Categories and tags are the same kind of record (terms) with different rules. The descriptor
+ * carries everything that differs, so the code serving them never asks which taxonomy it is: a
+ * new taxonomy is one more descriptor (and a migration admitting its name in `terms.taxonomy`'s check).
+ */
+interface TaxonomyDescriptor<N extends string = string, P extends string = string, W extends string = string> {
+    /** The value of `terms.taxonomy`. */
+    readonly name: N;
+    /** `taxonomy` in Term and EmbeddedTerm objects (CONTRACT 4.6). */
+    readonly wire: W;
+    /**
+     * The collection segment (`/categories`), the list envelope's key, and the event's field of the
+     * same name: on events, in event writes (CONTRACT 10.5) and as an event list filter (CONTRACT 6.1).
+     */
+    readonly plural: P;
+    /** Whether terms nest (`parent`, children moving up on delete, filters matching descendants). */
+    readonly hierarchical: boolean;
+    /** The lowest role that may create, update and delete terms (CONTRACT 3.1). */
+    readonly manageRole: Role;
+    /** The public archive page of a term (`url` of the Term object). */
+    archiveUrl(site: string, slug: string): string;
+    /** Whether the event's terms of this taxonomy become its iCalendar CATEGORIES (tags do not). */
+    readonly categorizes: boolean;
+    /** Where a term's slug must be unique (with the language); also its advisory-lock scope. */
+    readonly slugNamespace: string;
+    /** Names in the OpenAPI document. */
+    readonly doc: {
+        readonly tag: string;
+        readonly one: string;
+        readonly many: string;
+        readonly noun: string;
+        readonly about: string;
+    };
+    /** Domain errors a write can answer, beside the ones every term write shares. */
+    readonly writeErrors: readonly CalendarErrorCode[];
+}
+/** Every taxonomy, in route registration order (CONTRACT 14.1). */
+declare const TAXONOMIES: readonly [TaxonomyDescriptor<"category", "categories", "cal_events_cat">, TaxonomyDescriptor<"tag", "tags", "post_tag">];
+/** A taxonomy descriptor. */
+type Taxonomy = (typeof TAXONOMIES)[number];
+
+type WithParent<T> = T & {
+    parent: ArgSpec<number>;
+};
+/** Query parameters of `GET /categories` and `GET /tags` (SPEC, CONTRACT 8). */
+declare function termListArgs(taxonomy: Taxonomy, variant: VariantConfig): WithParent<{
+    page: ArgSpec<number, string | number>;
+    per_page: ArgSpec<number, string | number>;
+    search: ArgSpec<string, string>;
+    exclude: ArgSpec<number[], string | number | (string | number)[]>;
+    include: ArgSpec<number[], string | number | (string | number)[]>;
+    order: ArgSpec<"asc" | "desc", unknown>;
+    orderby: ArgSpec<"id" | "description" | "name" | "slug" | "term_group" | "count" | "include" | "include_slugs", unknown>;
+    hide_empty: ArgSpec<boolean, string | boolean | 0 | 1>;
+    post: ArgSpec<number, string | number>;
+    event: ArgSpec<number, string | number>;
+    slug: ArgSpec<string, string>;
+}>;
+/** Body fields of a term create (`required`) or update (SPEC, CONTRACT 12). */
+declare function termWriteArgs(taxonomy: Taxonomy, required: boolean): WithParent<{
+    name: ArgSpec<string, string>;
+    description: ArgSpec<string, string>;
+    slug: ArgSpec<string, string>;
+}>;
+
 /** Per-call options of the script API. */
 interface CallOptions {
     /** Act as this principal; `null` = anonymous. Default: an administrator. */
@@ -2049,9 +2041,6 @@ interface CreateOptions extends CallOptions {
     /** As the `Idempotency-Key` header: 1 to 255 characters, per caller, kept 24 hours; shared with HTTP creates of the same body. */
     idempotencyKey?: string;
 }
-type Query = Record<string, unknown>;
-type Body = Record<string, unknown>;
-type Json = Record<string, any>;
 /** `ml_language`, which every call declares in variant B (the `language` call option sets it too). */
 type WithLanguage<T> = T & {
     ml_language?: string;
@@ -2092,6 +2081,11 @@ type LinkedListQuery = WithLanguage<ArgInput<ReturnType<typeof linkedListArgs>>>
 type TermListQuery = WithLanguage<ArgInput<ReturnType<typeof termListArgs>>>;
 /** Body of `categories.create`/`update` and the tag calls (CONTRACT 12; `parent` for categories only). */
 type TermInput = WithLanguage<ArgInput<ReturnType<typeof termWriteArgs>>>;
+
+type Query = Record<string, unknown>;
+type Body = Record<string, unknown>;
+/** A loosely typed JSON answer (the discovery documents). */
+type Json = Record<string, any>;
 /** The typed script API of one resource with by-id and by-slug routes. */
 interface PostResourceApi<T, L, Q = Query, I = Body> {
     list(query?: Q, options?: CallOptions): Promise<L>;
@@ -2192,6 +2186,7 @@ interface CalendarScripts {
         revoke(idPrefixOrKey: number | string): Promise<boolean>;
     };
 }
+
 /** A running calendar: HTTP-neutral handler, route table and typed services. */
 interface Calendar extends CalendarScripts {
     readonly options: ResolvedOptions;
@@ -2237,6 +2232,7 @@ interface Calendar extends CalendarScripts {
     /** Releases the database. */
     close(): Promise<void>;
 }
+
 /**
  * Applies pending migrations and closes the database again: for deployments that migrate once
  * before starting instances with `migrate: false`.
@@ -2255,40 +2251,4 @@ declare function migrateCalendar(input?: CalendarOptions): Promise<MigrationRepo
  */
 declare function createCalendar(input?: CalendarOptions): Promise<Calendar>;
 
-/**
- * Type parsers shared by the pg pool and PGlite (through its node-postgres adapter), so both
- * backends hand the code the same values: timestamps stay the text the database printed
- * (`YYYY-MM-DD HH:MM:SS`) instead of becoming Dates read in the process time zone.
- */
-declare const calendarTypes: pg.CustomTypesConfig;
-
-/** URL slug: lower-case, accent-folded (Latin-style diacritics only), unicode letters/digits/underscore joined by single hyphens, max 180 chars. */
-declare function slugify(input: string): string;
-
-/** The path prefixes a calendar answers under: its namespace, and the WordPress plugin's with `wpCompat`. */
-declare function calendarPrefixes(options: {
-    wpCompat?: boolean;
-}): string[];
-/**
- * The text an adapter writes for an answer of `calendar.handle` that has no `stream`: the JSON the
- * calendar already serialised, else `body` as JSON; `undefined` when there is no body at all (a
- * preflight's 204, a 304). Written as UTF-8 with its `Content-Length`; for `HEAD` only the length.
- */
-declare function responseText(response: CalendarResponse): string | undefined;
-/**
- * A failure of a host's body reader (the shape of `http-errors`: `status`, `type`) as the
- * calendar's error: too large 413, unsupported encoding or charset 415, any other 4xx an unreadable
- * body (400); anything else is returned as it is (an unexpected error, 500).
- */
-declare function bodyReadError(err: unknown): unknown;
-/**
- * Reads a request body as the Express adapter's body reader does: `Content-Encoding` decoded
- * (identity, deflate, gzip, br), at most `maxBytes` after decoding. Throws the calendar's error:
- * `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE` (another encoding) or `INVALID_JSON` (unreadable).
- */
-declare function readRequestBody(chunks: AsyncIterable<Uint8Array>, headers: {
-    contentEncoding?: string | null;
-    contentLength?: string | null;
-}, maxBytes: number): Promise<Uint8Array>;
-
-export { type Authenticate, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CallOptions, type CategoryList, type CorsOptions, type CreateOptions, type DatabaseOptions, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, bodyReadError, calendarPrefixes, calendarTypes, createCalendar, eventLoopDelay, followKnownTotal, migrateCalendar, readRequestBody, responseText, slugify };
+export { type Authenticate, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CallOptions, type CategoryList, type CorsOptions, type CreateOptions, type DatabaseOptions, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, eventLoopDelay, migrateCalendar };

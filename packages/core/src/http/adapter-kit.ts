@@ -4,7 +4,6 @@ import * as zlib from 'node:zlib'
 import type { Transform } from 'node:stream'
 import { NAMESPACE, WP_NAMESPACE } from '../api/context.js'
 import { CalendarError } from '../errors.js'
-import type { CalendarResponse } from './request.js'
 
 // What every HTTP adapter does the same way, so two adapters answer with the same bytes.
 
@@ -18,7 +17,9 @@ export function calendarPrefixes(options: { wpCompat?: boolean }): string[] {
  * calendar already serialised, else `body` as JSON; `undefined` when there is no body at all (a
  * preflight's 204, a 304). Written as UTF-8 with its `Content-Length`; for `HEAD` only the length.
  */
-export function responseText(response: CalendarResponse): string | undefined {
+// Typed by the two fields it reads, so the internal entry's declarations stand alone (no chunk
+// shared with the public entry's).
+export function responseText(response: { text?: string; body?: unknown }): string | undefined {
   if (response.text === undefined && response.body === undefined) return undefined
   return response.text ?? JSON.stringify(response.body)
 }
