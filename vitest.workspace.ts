@@ -29,6 +29,14 @@ const SLOW_FILES = [
   '**/db-faults.http.test.ts',
   'examples/**',
 ]
+// Not run through PgBouncer (project http-pgbouncer): minutes each, and no database session in them to speak of.
+const POOLER_SKIPPED_FILES = [
+  '**/fuzz.http.test.ts',
+  '**/boundary-sweep.http.test.ts',
+  '**/*.browser.test.ts',
+  '**/openapi-lint.http.test.ts',
+  '**/openapi-prism.http.test.ts',
+]
 const fastExclude = [...configDefaults.exclude, ...(FAST ? SLOW_FILES : [])]
 
 export default defineConfig({
@@ -64,6 +72,20 @@ export default defineConfig({
           include: [HTTP_CONTRACT, 'packages/http-express/test/**/*.test.ts', 'packages/cli/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
           exclude: fastExclude,
           env: { CAL_TEST_BACKEND: 'postgres' },
+          isolate: false,
+        },
+      },
+      {
+        // The HTTP suite again, its calendars connected through a private PgBouncer in transaction
+        // pooling mode (test-support/global-setup.ts starts it; test-db.ts connects with
+        // `pooler: 'transaction'`). Without the files that cost minutes and exercise no database
+        // session (fuzzing, the boundary sweep, browsers, the document's linters).
+        extends: true,
+        test: {
+          name: 'http-pgbouncer',
+          include: [HTTP_CONTRACT, 'packages/http-express/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...POOLER_SKIPPED_FILES],
+          env: { CAL_TEST_BACKEND: 'postgres', CAL_TEST_POOLER: 'pgbouncer' },
           isolate: false,
         },
       },

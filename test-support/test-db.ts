@@ -8,6 +8,13 @@ const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 /** Which database the current project runs on. */
 export const BACKEND: 'postgres' | 'pglite' = process.env.CAL_TEST_BACKEND === 'pglite' ? 'pglite' : 'postgres'
 
+/**
+ * `pgbouncer` in the project that runs the HTTP suite through a private PgBouncer in transaction
+ * mode (global-setup.ts starts it): the worker's calendars connect through it with
+ * `pooler: 'transaction'`; raw sessions of the tests (`querySql`, `workerDatabaseUrl`) stay direct.
+ */
+export const POOLER: 'pgbouncer' | undefined = process.env.CAL_TEST_POOLER === 'pgbouncer' ? 'pgbouncer' : undefined
+
 interface WorkerDb {
   database: CalendarOptions['database']
   migrated: boolean
@@ -35,9 +42,30 @@ function workerDb(): Promise<WorkerDb> {
     await admin.end()
     const url = new URL(ADMIN_URL)
     url.pathname = `/${name}`
-    return { database: { url: url.href, poolSize: 4 }, migrated: false }
+    return { database: calendarDatabase(url.href, 4), migrated: false }
   })()
   return cache[cacheKey]
+}
+
+/** Database options of a calendar on `url` (the worker's database), through PgBouncer in the pooler project. */
+function calendarDatabase(url: string, poolSize: number): CalendarOptions['database'] {
+  if (!POOLER) return { url, poolSize }
+  const port = inject('calPgBouncerPort')
+  if (!port) throw new Error('CAL_TEST_POOLER=pgbouncer but no PgBouncer was started (test-support/global-setup.ts)')
+  const through = new URL(url)
+  through.hostname = '127.0.0.1'
+  through.port = String(port)
+  return { url: through.href, poolSize, pooler: 'transaction' }
+}
+
+/**
+ * Database options for another calendar on the worker's database (`migrate: false`, it is
+ * migrated by `freshCalendar`), connected as the worker's own calendars are.
+ */
+export async function workerCalendarDatabase(poolSize: number): Promise<NonNullable<CalendarOptions['database']>> {
+  const { database } = await workerDb()
+  if (!database || !('url' in database)) throw new Error('workerCalendarDatabase needs the postgres backend')
+  return { ...database, poolSize }
 }
 
 const TABLES = ['event_terms', 'event_organizers', 'events', 'venues', 'organizers', 'terms', 'images', 'api_tokens', 'users']
@@ -58,7 +86,7 @@ async function truncate(database: NonNullable<CalendarOptions['database']>): Pro
     return
   }
   if (!('url' in database)) throw new Error('unexpected test database')
-  const client = new pg.Client({ connectionString: inCalendarSchema(database.url) })
+  const client = new pg.Client({ connectionString: inCalendarSchema(directUrl(database.url)) })
   await client.connect()
   await client.query(statement)
   await client.end()
@@ -78,8 +106,9 @@ export async function querySql<R = Record<string, unknown>>(statement: string): 
   }
   if (!database || !('url' in database)) throw new Error('unexpected test database')
   // One small pool per worker, closed when the worker exits (connects are the slow part).
-  pools[database.url] ??= new pg.Pool({ connectionString: inCalendarSchema(database.url), max: 2, allowExitOnIdle: true })
-  const result = (await pools[database.url]!.query(statement)) as pg.QueryResult | pg.QueryResult[]
+  const url = directUrl(database.url)
+  pools[url] ??= new pg.Pool({ connectionString: inCalendarSchema(url), max: 2, allowExitOnIdle: true })
+  const result = (await pools[url]!.query(statement)) as pg.QueryResult | pg.QueryResult[]
   return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[]
 }
 
@@ -93,7 +122,16 @@ const pools: Record<string, pg.Pool> = {}
 export async function workerDatabaseUrl(): Promise<string> {
   const { database } = await workerDb()
   if (!database || !('url' in database)) throw new Error('workerDatabaseUrl needs the postgres backend')
-  return inCalendarSchema(database.url)
+  return inCalendarSchema(directUrl(database.url))
+}
+
+/** `url` on the PostgreSQL server itself, not through the project's PgBouncer (which refuses startup `options`). */
+function directUrl(url: string): string {
+  if (!POOLER) return url
+  const direct = new URL(url)
+  const server = new URL(ADMIN_URL)
+  direct.host = server.host
+  return direct.href
 }
 
 /** `url` with a startup option that puts the session in the calendar's default schema. */

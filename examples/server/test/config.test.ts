@@ -33,6 +33,16 @@ describe('example server configuration', () => {
     expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOL_SIZE: '16' }).database).toEqual({ url, poolSize: 16, startupWaitMs: 10_000 })
   })
 
+  it('connects through a transaction pooler with CAL_DB_POOLER=transaction', () => {
+    const url = 'postgres://postgres@127.0.0.1:6432/calendar'
+    expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOL_SIZE: '4', CAL_DB_POOLER: 'transaction' }).database).toEqual({
+      url,
+      poolSize: 4,
+      startupWaitMs: 10_000,
+      pooler: 'transaction',
+    })
+  })
+
   it('reads every variable and treats empty values as unset', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -71,6 +81,7 @@ describe('example server configuration', () => {
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['CAL_DB_POOL_SIZE', '0'],
     ['CAL_DB_POOL_SIZE', 'many'],
+    ['CAL_DB_POOLER', 'session'],
     ['CAL_CORS_ORIGINS', 'app.example.org'],
     ['CAL_CORS_ORIGINS', 'https://app.example.org/path'],
     ['CAL_CORS_ORIGINS', ' , '],

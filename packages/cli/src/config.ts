@@ -120,6 +120,7 @@ const EnvSchema = z.object({
       .transform(Number)
       .pipe(z.number().min(1, 'expected an integer from 1 to 100').max(100, 'expected an integer from 1 to 100')),
   ),
+  CAL_DB_POOLER: optional(z.string().trim().toLowerCase().pipe(z.enum(['transaction'], { error: 'expected transaction (PgBouncer pool_mode = transaction), or unset' }))),
   CAL_DB_SCHEMA: optional(z.string().trim().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case identifier such as cal_events')),
   CAL_VARIANT: optional(z.string().trim().toUpperCase().pipe(z.enum(['A', 'B'], { error: 'expected A or B' }))),
   CAL_TIMEZONE: optional(z.string().trim().refine(isTimezone, 'expected an IANA time zone (Europe/Berlin) or UTC±h')),
@@ -188,7 +189,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : resolve(e.INIT_CWD ?? process.cwd(), e.CAL_DATA_DIR)
     : (options.defaultDataDir ?? defaultDataDir())
   const database: DatabaseOptions = e.DATABASE_URL
-    ? { url: e.DATABASE_URL, poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize(), startupWaitMs: (e.CAL_DB_WAIT_SECONDS ?? 10) * 1000 }
+    ? {
+        url: e.DATABASE_URL,
+        poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize(),
+        startupWaitMs: (e.CAL_DB_WAIT_SECONDS ?? 10) * 1000,
+        ...(e.CAL_DB_POOLER ? { pooler: e.CAL_DB_POOLER } : {}),
+      }
     : { dataDir }
   return {
     port: e.PORT ?? 3000,

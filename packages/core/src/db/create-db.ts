@@ -43,6 +43,10 @@ function openPostgres(
   onQuery: QueryListener,
   schema: string,
 ): DatabaseHandle {
+  if (options.pooler !== undefined && options.pooler !== 'transaction') {
+    throw new TypeError(`Invalid calendar options: database.pooler: expected 'transaction', got ${JSON.stringify(options.pooler)}.`)
+  }
+  if (options.pooler === 'transaction') return openBehindPooler(options, onQuery, schema)
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -73,6 +77,41 @@ function openPostgres(
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
+  }
+}
+
+/**
+ * PostgreSQL behind a transaction-mode pooler (PgBouncer `pool_mode = transaction`): consecutive
+ * transactions of one client connection may run on different server connections, and a pooler
+ * refuses startup parameters such as `statement_timeout`. So the pool keeps nothing in the session:
+ * it is run as a host's pool is (`host-pool.ts`, search path and statement timeout by SET LOCAL in
+ * each transaction, short statements sent in one message with it), and names no prepared statement.
+ * Advisory locks are all transaction-scoped (`pg_advisory_xact_lock`) anyway.
+ */
+function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, onQuery: QueryListener, schema: string): DatabaseHandle {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
+    query_timeout: statementTimeoutMs + 2_000,
+    types: calendarTypes,
+  })
+  pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
+  const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
+  const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
+  const dialect = new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, statementTimeoutMs), probe) })
+  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    // This pool is the calendar's own: ended with it (the host-pool wrapper leaves it open).
+    close: async () => {
+      await db.destroy()
+      await pool.end()
+    },
   }
 }
 

@@ -27,6 +27,11 @@ export type DatabaseOptions =
       preparedStatements?: boolean
       /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
       startupWaitMs?: number
+      /**
+       * `'transaction'`: the URL is a transaction-mode pooler (PgBouncer): no startup parameters, no
+       * session state (search path and timeout set per transaction), no named prepared statements.
+       */
+      pooler?: 'transaction'
     }
   /**
    * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -43,7 +43,7 @@ describe('concurrent writes with overlapping terms over HTTP', () => {
     const fresh = await freshCalendar({ now: () => NOW })
     await fresh.close()
     // A pool as wide as the clients, so their transactions really run side by side.
-    calendar = await createCalendar({ database: { url: await workerDatabaseUrl(), poolSize: CLIENTS }, migrate: false, now: () => NOW })
+    calendar = await createCalendar({ database: await workerCalendarDatabase(CLIENTS), migrate: false, now: () => NOW })
     server = await startServer(calendar)
     token = (await calendar.tokens.create({ role: 'administrator', login: 'admin' })).token
     categories = []

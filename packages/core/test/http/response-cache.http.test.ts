@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
-import { freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
 // Issue 18 item 4: anonymous reads kept in memory and served again while the change log shows no
@@ -28,7 +28,7 @@ interface Backend {
 function postgres(): Backend {
   return {
     open: (options) => freshCalendar(options),
-    openAgain: async (options) => createCalendar({ ...options, database: { url: await workerDatabaseUrl(), poolSize: 2 }, migrate: false }),
+    openAgain: async (options) => createCalendar({ ...options, database: await workerCalendarDatabase(2), migrate: false }),
     sql: async (statement) => void (await querySql(statement)),
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { createHmac } from 'node:crypto'
-import { freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
+import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 import { openSealedState } from '../../src/sync/sync-token.js'
 
@@ -21,7 +21,7 @@ describe('sync tokens over HTTP', () => {
 
   beforeAll(async () => {
     calendar = await freshCalendar({ cors: { origins: ['*'] } })
-    other = await createCalendar({ database: { url: await workerDatabaseUrl(), poolSize: 2 }, migrate: false })
+    other = await createCalendar({ database: await workerCalendarDatabase(2), migrate: false })
     server = await startServer(calendar)
     for (let i = 1; i <= 3; i++) await calendar.events.create(event(`Sync ${i}`))
   })

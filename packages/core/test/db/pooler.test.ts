@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { createCalendar, type Calendar } from '@cal-events/core'
+import { BACKEND } from '../../../../test-support/test-db.js'
+import { scratchDatabase } from '../../../../test-support/scratch-db.js'
+import { startPgBouncer, type PgBouncer } from '../../../../test-support/pgbouncer.js'
+
+// Issue 32 item 1: behind Debian's PgBouncer in transaction pooling mode. With one server
+// connection per database, a raw session through PgBouncer gets the very connection the calendar's
+// transactions ran on, so whatever they left in the session (search path, timeout, named prepared
+// statements, session advisory locks) shows.
+describe.skipIf(BACKEND !== 'postgres')('behind PgBouncer in transaction mode (postgres)', () => {
+  const scratch = scratchDatabase(`pooler${process.env.VITEST_POOL_ID ?? 0}`)
+  let bouncer: PgBouncer
+  let calendar: Calendar
+  let url: string
+
+  beforeAll(async () => {
+    await scratch.create()
+    bouncer = await startPgBouncer({ poolSize: 1 })
+    url = bouncer.through(scratch.url)
+    calendar = await createCalendar({ database: { url, pooler: 'transaction', poolSize: 3, statementTimeoutMs: 7000 } })
+  })
+  afterAll(async () => {
+    await calendar?.close()
+    await bouncer?.stop()
+    await scratch.drop()
+  })
+
+  async function rawSession<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return await use(client)
+    } finally {
+      await client.end()
+    }
+  }
+
+  it('without pooler: transaction the pooler refuses the connection (why the option exists)', async () => {
+    await expect(createCalendar({ database: { url, poolSize: 1 }, migrate: false })).rejects.toThrow(/unsupported startup parameter: statement_timeout/)
+  })
+
+  it('migrates, writes and reads through the pooler, leaving nothing in the server session', async () => {
+    const { token } = await calendar.tokens.create({ role: 'administrator', login: 'admin' })
+    expect(token).toBeTruthy()
+    // Creates take transaction-scoped advisory locks (slugs, terms).
+    for (let i = 0; i < 8; i++) {
+      await calendar.events.create({ title: `Pooled ${i}`, start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 11:00:00', categories: ['Talks'] })
+    }
+    // Hot statements run many times: on a direct URL they would be named after three runs.
+    for (let i = 0; i < 6; i++) expect((await calendar.events.list({ per_page: 5 }, { as: null })).events).toHaveLength(5)
+    const session = await rawSession(async (client) => {
+      const settings = await client.query(`select current_setting('search_path') as search_path, current_setting('statement_timeout') as statement_timeout`)
+      const prepared = await client.query('select count(*)::int as n from pg_prepared_statements')
+      const locks = await client.query(`select count(*)::int as n from pg_locks where locktype = 'advisory'`)
+      return { ...settings.rows[0], prepared: prepared.rows[0].n, locks: locks.rows[0].n }
+    })
+    expect(session).toEqual({ search_path: '"$user", public', statement_timeout: '0', prepared: 0, locks: 0 })
+  })
+})
