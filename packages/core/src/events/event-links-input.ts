@@ -1,14 +1,11 @@
-import type { Kysely } from 'kysely'
 import { parseArgs } from '../api/operation.js'
 import { toList } from '../api/arg-kinds.js'
-import type { DB } from '../db/generated.js'
-import type { Principal } from '../auth/principal.js'
-import { readableSql } from '../auth/visibility.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
 import { errorBody } from '../http/error-response.js'
 import { singlePerEvent, type LinkedKind } from '../linked/kinds.js'
 import { linkedWriteArgs } from '../linked/linked.args.js'
-import { checkLinkedInput, type LinkedInput } from '../linked/linked.write.js'
+import { checkLinkedAnswers, checkLinkedShape, type LinkedInput } from '../linked/linked.write.js'
+import type { LookupAnswers, WriteLookups } from '../posts/write-lookups.js'
 import { isRowId } from '../shared/row-id.js'
 
 /** One linked record an event write refers to: an existing id, or data to create (or reuse) one. */
@@ -59,48 +56,60 @@ function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | 
   throw invalidParam(param)
 }
 
+/** A `venue`/`organizer` value checked for shape, its ids registered for the database checks. */
+export interface ParsedLinkRefs {
+  kind: LinkedKind
+  entries: (LinkRef | { linkedId: number })[]
+}
+
 /**
- * Checks the `venue`/`organizer` value of an event write before anything is written
- * (CONTRACT 10.4): ids must exist (400), `{id}` must name a record of the type
- * (`invalid-linked-post-id`), inline data must be valid. `null` result = unlink all.
- * Only records the caller may read can be linked; any other id answers as a missing one
- * (issue 15 item 4: linking must not publish a draft or private record, nor reveal that it exists).
+ * Checks the shape of the `venue`/`organizer` value of an event write (CONTRACT 10.4) and
+ * registers in `needs` what its database rules ask (`checkLinkRefs` reads the answers).
  */
-export async function checkLinkRefs(
-  db: Kysely<DB>,
-  kind: LinkedKind,
-  value: unknown,
-  principal: Principal | null,
-): Promise<LinkRef[]> {
+export function parseLinkRefs(kind: LinkedKind, value: unknown, needs: WriteLookups): ParsedLinkRefs {
   const param = kind.nameField
-  if (isClearing(value)) return []
-  let entries: unknown[]
-  if (Array.isArray(value)) entries = value
-  else if (typeof value === 'string' && value.includes(',')) entries = toList(value)
-  else entries = [value]
-  if (singlePerEvent(kind) && entries.length > 1) throw invalidParam(param, `An event has one ${kind.type}.`)
-  const parsed = entries.map((e) => parseEntry(kind, e, param))
-  const ids = parsed.flatMap((p) => ('id' in p ? [p.id] : 'linkedId' in p ? [p.linkedId] : []))
-  const known = new Set(
-    ids.length === 0
-      ? []
-      : (
-          await (db as Kysely<any>)
-            .selectFrom(kind.table)
-            .select('id')
-            .where('id', 'in', ids)
-            .where('status', '<>', 'trash')
-            .where(readableSql(principal, kind.table, { trashHidden: true }))
-            .execute()
-        ).map(
-          (r: { id: number }) => r.id,
-        ),
-  )
-  for (const p of parsed) {
-    // The same database-backed rules as POST /venues, in the same phase: before the permission check.
-    if ('create' in p) await checkLinkedInput(db, kind, p.create).catch((err: unknown) => Promise.reject(underParam(param, err)))
+  if (isClearing(value)) return { kind, entries: [] }
+  let values: unknown[]
+  if (Array.isArray(value)) values = value
+  else if (typeof value === 'string' && value.includes(',')) values = toList(value)
+  else values = [value]
+  if (singlePerEvent(kind) && values.length > 1) throw invalidParam(param, `An event has one ${kind.type}.`)
+  const entries = values.map((e) => parseEntry(kind, e, param))
+  for (const p of entries) {
+    if ('id' in p) needs.linked[kind.table].add(p.id)
+    else if ('linkedId' in p) needs.linked[kind.table].add(p.linkedId)
+    // The same rules as POST /venues, in the same phase: before the permission check.
+    else {
+      try {
+        checkLinkedShape(kind, p.create, needs)
+      } catch (err) {
+        throw underParam(param, err)
+      }
+    }
   }
-  return parsed.map((p) => {
+  return { kind, entries }
+}
+
+/**
+ * The database rules of a parsed `venue`/`organizer` value, from the answers: ids must exist
+ * (400), `{id}` must name a record of the type (`invalid-linked-post-id`), inline data must be
+ * valid. Only records the caller may read can be linked; any other id answers as a missing one
+ * (issue 15 item 4: linking must not publish a draft or private record, nor reveal that it
+ * exists). `[]` = unlink all.
+ */
+export function checkLinkRefs(parsed: ParsedLinkRefs, answers: LookupAnswers): LinkRef[] {
+  const { kind, entries } = parsed
+  const param = kind.nameField
+  const known = answers.linked[kind.table]
+  for (const p of entries) {
+    if (!('create' in p)) continue
+    try {
+      checkLinkedAnswers(p.create, answers)
+    } catch (err) {
+      throw underParam(param, err)
+    }
+  }
+  return entries.map((p) => {
     if ('linkedId' in p) {
       if (!known.has(p.linkedId)) {
         throw new CalendarError('INVALID_LINKED_POST_ID', `${p.linkedId} is not the id of a ${kind.type}.`)
@@ -111,4 +120,3 @@ export async function checkLinkRefs(
     return p
   })
 }
-

@@ -5,20 +5,22 @@ import type { ParsedArgs } from '../api/operation.js'
 import type { eventWriteArgs } from './event.args.js'
 import { toList } from '../api/arg-kinds.js'
 import type { DB } from '../db/generated.js'
-import { invalidParam } from '../errors.js'
+import { CalendarError, invalidParam } from '../errors.js'
 import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
 import { createLinked } from '../linked/linked.write.js'
 import { parseCost } from '../shared/cost.js'
-import { initialPostColumns, requestedDateUtc, updatedPostColumns } from '../posts/lifecycle.js'
+import { initialPostDraft, requestedDateUtc, updatedPostColumns } from '../posts/lifecycle.js'
 import { isValidTimezone, storableWall, utcToWall, utcWallToEpochMs, wallToUtc, wallFromDb } from '../time/wall-time.js'
-import { checkAuthor, checkImageValue, resolveImage, timeToWall } from '../posts/write-inputs.js'
-import { resolveTermsForWrite, setEventTerms } from '../terms/term-links.js'
+import { checkImageValue, resolveImage, timeToWall } from '../posts/write-inputs.js'
+import { answerLookups, originKey, WriteLookups, type LookupAnswers } from '../posts/write-lookups.js'
+import { resolveTermNames, splitTermItems } from '../terms/term-links.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
-import { checkLinkRefs, type LinkRef } from './event-links-input.js'
+import { checkLinkRefs, parseLinkRefs, type LinkRef } from './event-links-input.js'
+import { lockSlug } from '../posts/slug-store.js'
+import { insertEventStatement, updateEventStatement, type EventLinkWrites } from './event-store.js'
 import { parseRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
 import { verifyRecurrence } from '../recurrence/rule-work.js'
 import { materialiseSeries, occurrenceAt, type SeriesRow } from '../recurrence/occurrences.js'
-import { findEventIdByOrigin } from './event.repository.js'
 import type { EventRow } from './event.serializer.js'
 
 /** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B; internal writes name only what they change. */
@@ -109,7 +111,9 @@ export async function planEventWrite(
   }
   // An event's `date` is read in its own zone, not the site's.
   const dateUtc = requestedDateUtc(input, timezone, ctx.clock.now())
-  await checkAuthor(db, input.author)
+  // Existence checks are registered here and asked in one statement below (issue 33).
+  const needs = new WriteLookups()
+  if (input.author !== undefined) needs.users.add(input.author)
   for (const field of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (input[field] !== undefined) cols[field] = input[field]
   }
@@ -130,12 +134,22 @@ export async function planEventWrite(
     Object.assign(cols, { cost_values: parts.values, cost_symbol: parts.symbol, cost_position: parts.position })
   }
   if (input.password !== undefined) cols.password = input.password === null || input.password === '' ? null : input.password
-  if (input.origin_uid !== undefined) cols.origin_uid = await checkOriginUid(db, input.origin_uid, existing, ctx)
+  const originLanguage = existing?.language ?? ctx.language
+  const origin = input.origin_uid === undefined ? undefined : input.origin_uid === null || input.origin_uid === '' ? null : input.origin_uid
+  if (origin) needs.origin(originLanguage, origin)
   const image = input.image === undefined ? undefined : checkImageValue(input.image)
-  if (image && 'id' in image) {
-    const found = await db.selectFrom('images').select('id').where('id', '=', image.id).executeTakeFirst()
-    if (!found) throw invalidParam('image')
+  if (image && 'id' in image) needs.images.add(image.id)
+  const venue = input.venue === undefined ? undefined : parseLinkRefs(VENUE, input.venue, needs)
+  const organizers = input.organizer === undefined ? undefined : parseLinkRefs(ORGANIZER, input.organizer, needs)
+  const found = needs.empty ? undefined : await answerLookups(db, needs, ctx.principal)
+  if (input.author !== undefined && !found?.users.has(input.author)) throw invalidParam('author')
+  if (origin !== undefined) {
+    // `null` clears; another event of the language holding it is a 400.
+    const holder = origin === null ? undefined : found?.origins.get(originKey(originLanguage, origin))
+    if (holder !== undefined && holder !== existing?.id) throw originTaken()
+    cols.origin_uid = origin
   }
+  if (image && 'id' in image && !found?.images.has(image.id)) throw invalidParam('image')
   return {
     columns: cols,
     status: input.status,
@@ -143,14 +157,16 @@ export async function planEventWrite(
     author: input.author,
     title,
     slug: input.slug,
-    venue: input.venue === undefined ? undefined : await checkLinkRefs(db, VENUE, input.venue, ctx.principal),
-    organizers: input.organizer === undefined ? undefined : await checkLinkRefs(db, ORGANIZER, input.organizer, ctx.principal),
+    venue: venue && checkLinkRefs(venue, found ?? EMPTY_ANSWERS),
+    organizers: organizers && checkLinkRefs(organizers, found ?? EMPTY_ANSWERS),
     categories: cleanTerms(termItems(input.categories)),
     tags: cleanTerms(termItems(input.tags)),
     image,
     rule,
   }
 }
+
+const EMPTY_ANSWERS: LookupAnswers = { users: new Set(), images: new Set(), linked: { venues: new Set(), organizers: new Set() }, origins: new Map() }
 
 /**
  * Runs the costly checks of a plan, after the permission check and before anything is written:
@@ -161,14 +177,6 @@ export async function verifyEventPlan(plan: EventWritePlan): Promise<void> {
   if (!plan.rule || plan.rule.verified) return
   await verifyRecurrence(plan.rule.lines, plan.rule.start)
   plan.rule.verified = true
-}
-
-/** `origin_uid` to store: `null` clears; another event of the language holding it is a 400. */
-async function checkOriginUid(db: Kysely<DB>, value: string | null, existing: EventRow | undefined, ctx: CallContext): Promise<string | null> {
-  if (value === null || value === '') return null
-  const holder = await findEventIdByOrigin(db, value, existing?.language ?? ctx.language)
-  if (holder !== undefined && holder !== existing?.id) throw originTaken()
-  return value
 }
 
 function rethrowOriginConflict(err: unknown): never {
@@ -201,40 +209,57 @@ export async function applyEventWrite(
   await verifyEventPlan(plan)
   const cols: Record<string, unknown> = { ...plan.columns }
   if (plan.venue !== undefined) cols.venue_id = (await linkIds(trx, VENUE, plan.venue, ctx))[0] ?? null
-  const organizerIds = plan.organizers === undefined ? undefined : await linkIds(trx, ORGANIZER, plan.organizers, ctx)
-  if (plan.image !== undefined) cols.image_id = await resolveImage(trx, plan.image)
+  const organizers = plan.organizers === undefined ? undefined : await linkIds(trx, ORGANIZER, plan.organizers, ctx)
+  // An image id was checked with the plan; a URL is registered (one statement).
+  if (plan.image !== undefined) cols.image_id = 'id' in plan.image ? plan.image.id : await resolveImage(trx, plan.image)
   if (plan.title !== undefined) cols.title = plan.title.trim()
   const title = (cols.title as string | undefined) ?? existing?.title ?? ''
   const language = existing?.language ?? ctx.language
+  const terms = await termLinks(trx, plan, language)
   const lifecycle = { status: plan.status, dateUtc: plan.dateUtc, author: plan.author, slug: plan.slug }
   let id: number
   if (existing) {
     id = existing.id
-    const post = await updatedPostColumns(trx, 'events', existing, title, lifecycle, ctx)
-    await trx.updateTable('events').set({ ...cols, ...post }).where('id', '=', id).execute().catch(rethrowOriginConflict)
+    const row = { ...cols, ...(await updatedPostColumns(trx, 'events', existing, title, lifecycle, ctx)) }
+    // Term counts follow an event's status by triggers that read its links when the statement
+    // ends: a status change and new links in one statement would count the new links twice.
+    const apart = 'status' in row && terms.length > 0
+    await updateEventStatement(trx, id, row, { organizers, terms: apart ? [] : terms }).catch(rethrowOriginConflict)
+    if (apart) await updateEventStatement(trx, id, {}, { terms })
   } else {
-    const post = await initialPostColumns(trx, 'events', title, lifecycle, ctx)
-    const row = await trx
-      .insertInto('events')
-      .values({ ...(cols as any), ...post })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-      .catch(rethrowOriginConflict)
-    id = row.id
-  }
-  if (organizerIds !== undefined) {
-    await trx.deleteFrom('event_organizers').where('event_id', '=', id).execute()
-    if (organizerIds.length > 0) {
-      await trx.insertInto('event_organizers').values(organizerIds.map((organizer_id, position) => ({ event_id: id, organizer_id, position }))).execute()
+    const { columns: post, slugToMakeUnique } = initialPostDraft('events', title, lifecycle, ctx)
+    const row = { ...cols, ...post }
+    for (let attempt = 1; ; attempt++) {
+      // Past a first clash, writers of one slug queue as `uniqueSlug` makes them (the lock is held
+      // to COMMIT, so the next one's statement sees the slug taken); the first try takes no lock.
+      if (attempt > 1 && slugToMakeUnique) await lockSlug(trx, 'events', post.slug, language)
+      const inserted = await insertEventStatement(trx, row, slugToMakeUnique ? post.slug : undefined, language, { organizers, terms }).catch(rethrowOriginConflict)
+      if (inserted !== undefined) {
+        id = inserted
+        break
+      }
+      // Another write took the slug after this statement's snapshot; the next one sees it.
+      if (attempt >= SLUG_ATTEMPTS) throw new CalendarError('DATABASE_UNAVAILABLE', 'The database is busy; try again shortly.')
     }
-  }
-  for (const taxonomy of TAXONOMIES) {
-    const items = plan[taxonomy.plural]
-    if (items !== undefined) await setEventTerms(trx, id, taxonomy, await resolveTermsForWrite(trx, taxonomy, items, language))
   }
   if (changesOccurrences(plan.columns, existing)) await materialiseSeries(trx, id, ctx.clock.now())
   if (existing && changesRuleOnly(plan.columns, existing)) await dropExceptionsOutsideRule(trx, id)
   return id
+}
+
+/** How often a create's insert runs when concurrent writes keep taking its slug first. */
+const SLUG_ATTEMPTS = 20
+
+/** Term ids per taxonomy a plan names: ids as given (unknown ones skip at insert), names resolved. */
+async function termLinks(trx: Transaction<DB>, plan: EventWritePlan, language: string): Promise<EventLinkWrites['terms']> {
+  const out: { taxonomy: string; ids: number[] }[] = []
+  for (const taxonomy of TAXONOMIES) {
+    const items = plan[taxonomy.plural]
+    if (items === undefined) continue
+    const { ids, names } = splitTermItems(taxonomy, items)
+    out.push({ taxonomy: taxonomy.name, ids: [...new Set([...ids, ...(await resolveTermNames(trx, taxonomy, names, language))])] })
+  }
+  return out
 }
 
 /**

@@ -6,7 +6,8 @@ import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParam, invalidParams } from '../errors.js'
 import { initialPostColumns, requestedDateUtc, updatedPostColumns, type LifecycleInput } from '../posts/lifecycle.js'
 import { utcWall } from '../time/wall-time.js'
-import { checkAuthor, checkImageValue, resolveImage } from '../posts/write-inputs.js'
+import { checkImageValue, resolveImage } from '../posts/write-inputs.js'
+import { answerLookups, WriteLookups, type LookupAnswers } from '../posts/write-lookups.js'
 import type { LinkedKind } from './kinds.js'
 import { linkedDb } from './linked.repository.js'
 import type { LinkedRow } from './linked.serializer.js'
@@ -36,18 +37,32 @@ function checkCoordinatePair(input: LinkedInput): void {
 }
 
 /**
+ * The shape rules of a venue/organizer write that need no database (coordinate pair, image
+ * value), registering the ids its database rules need (author, image) in `needs`.
+ */
+export function checkLinkedShape(kind: LinkedKind, input: LinkedInput, needs: WriteLookups): void {
+  if (kind.coordinates) checkCoordinatePair(input)
+  if (input.author !== undefined) needs.users.add(input.author as number)
+  if (input.image === undefined) return
+  const image = checkImageValue(input.image)
+  if ('id' in image) needs.images.add(image.id)
+}
+
+/** The database rules of a venue/organizer write, from the answers to what `checkLinkedShape` registered. */
+export function checkLinkedAnswers(input: LinkedInput, answers: LookupAnswers): void {
+  if (input.author !== undefined && !answers.users.has(input.author as number)) throw invalidParam('author')
+  const image = input.image === undefined ? undefined : checkImageValue(input.image)
+  if (image && 'id' in image && !answers.images.has(image.id)) throw invalidParam('image')
+}
+
+/**
  * The database-backed parameter rules of a venue/organizer write (author, image id,
  * coordinate pair), so they answer 400 before the permission check (CONTRACT 2.2).
  */
 export async function checkLinkedInput(db: Db, kind: LinkedKind, input: LinkedInput): Promise<void> {
-  if (kind.coordinates) checkCoordinatePair(input)
-  await checkAuthor(db, input.author as number | undefined)
-  if (input.image === undefined) return
-  const image = checkImageValue(input.image)
-  if ('id' in image) {
-    const found = await db.selectFrom('images').select('id').where('id', '=', image.id).executeTakeFirst()
-    if (!found) throw invalidParam('image')
-  }
+  const needs = new WriteLookups()
+  checkLinkedShape(kind, input, needs)
+  if (!needs.empty) checkLinkedAnswers(input, await answerLookups(db, needs, null))
 }
 
 /** The detail columns a write sets: text fields, flags, coordinates, derived columns, image. */

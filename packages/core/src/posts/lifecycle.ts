@@ -73,14 +73,18 @@ export function requestedDateUtc(input: { date?: unknown; date_utc?: unknown }, 
   return undefined
 }
 
-/** Columns a new post starts with: status (scaled back), slug, author, language and dates. */
-export async function initialPostColumns(trx: Db, table: PostTable, title: string, input: LifecycleInput, ctx: CallContext) {
+/**
+ * Columns a new post starts with: status (scaled back), slug, author, language and dates. A
+ * public post's slug is `slug` here, still to be made unique in the writing transaction: the
+ * caller picks it (`uniqueSlug`, or the insert statement itself: `events/event-store.ts`).
+ */
+export function initialPostDraft(table: PostTable, title: string, input: LifecycleInput, ctx: CallContext) {
   const status = statusFor(input.status, input.dateUtc, ctx)
   const nowWall = utcWall(ctx.clock.now())
   const base = input.slug !== undefined ? slugify(input.slug) : getsSlug(status) ? slugify(title) : ''
-  return {
+  const columns = {
     status,
-    slug: getsSlug(status) ? await uniqueSlug(trx, table, base || FALLBACK_SLUG[table], ctx.language) : base,
+    slug: getsSlug(status) ? base || FALLBACK_SLUG[table] : base,
     author_id: input.author ?? (ctx.principal?.id || null),
     language: ctx.language,
     date_utc: input.dateUtc ?? nowWall,
@@ -88,6 +92,14 @@ export async function initialPostColumns(trx: Db, table: PostTable, title: strin
     date_floating: input.dateUtc === undefined && (status === 'draft' || status === 'pending'),
     modified_utc: nowWall,
   }
+  return { columns, slugToMakeUnique: getsSlug(status) }
+}
+
+/** Columns a new post starts with, its slug made unique (`initialPostDraft`). */
+export async function initialPostColumns(trx: Db, table: PostTable, title: string, input: LifecycleInput, ctx: CallContext) {
+  const { columns, slugToMakeUnique } = initialPostDraft(table, title, input, ctx)
+  if (slugToMakeUnique) columns.slug = await uniqueSlug(trx, table, columns.slug, ctx.language)
+  return columns
 }
 
 /**

@@ -23,8 +23,7 @@ export async function uniqueSlug(
 ): Promise<string> {
   if (base === '') return ''
   const taxonomy = typeof scope === 'string' ? undefined : scope.taxonomy
-  const lockScope = taxonomy === undefined ? scope : taxonomy.slugNamespace
-  await sql`select pg_advisory_xact_lock(hashtext(${`${lockScope}:${language}:${base}`}))`.execute(trx)
+  await lockSlug(trx, scope, base, language)
   // The four tables share id, slug and language; typing the query on one of them is enough.
   const rows = await trx
     .selectFrom(taxonomy === undefined ? (scope as 'events') : ('terms' as 'events'))
@@ -40,6 +39,12 @@ export async function uniqueSlug(
     const candidate = withSuffix(base, n)
     if (!taken.has(candidate)) return candidate
   }
+}
+
+/** Takes the transaction's lock on a base slug of a scope: writers of one base slug queue until COMMIT. */
+export async function lockSlug(trx: Db, scope: SlugScope, base: string, language: string): Promise<void> {
+  const lockScope = typeof scope === 'string' ? scope : scope.taxonomy.slugNamespace
+  await sql`select pg_advisory_xact_lock(hashtext(${`${lockScope}:${language}:${base}`}))`.execute(trx)
 }
 
 /**

@@ -10,31 +10,25 @@ import { termIdsIn } from './term.repository.js'
 type Db = Kysely<DB> | Transaction<DB>
 
 /**
- * Resolves an event's `categories`/`tags` write value (CONTRACT 10.5): numbers are ids (unknown
- * ones skipped), other items match a slug, then a name, else a new term is created.
+ * Splits an event's `categories`/`tags` write value (CONTRACT 10.5): numbers are ids (unknown
+ * ones are skipped where they are linked), other items are names (`resolveTermNames`).
  */
-export async function resolveTermsForWrite(
-  trx: Transaction<DB>,
-  taxonomy: Taxonomy,
-  items: readonly (string | number)[],
-  language: string,
-): Promise<number[]> {
-  const ids: number[] = []
+export function splitTermItems(taxonomy: Taxonomy, items: readonly (string | number)[]): { ids: number[]; names: string[] } {
   // A number that is no integer names no term at all: bad input. Integers beyond int4 are unknown ids.
   if (items.some((i) => typeof i === 'number' && !Number.isInteger(i))) throw invalidParam(taxonomy.plural)
-  const numeric = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isRowId)
-  if (numeric.length > 0) {
-    const rows = await trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy.name).where('id', 'in', numeric).execute()
-    const known = new Set(rows.map((r) => r.id))
-    ids.push(...numeric.filter((id) => known.has(id)))
-  }
+  const ids = items.filter((i) => typeof i === 'number' || /^\d+$/.test(String(i))).map(Number).filter(isRowId)
   const names = items.filter((i): i is string => typeof i === 'string' && !/^\d+$/.test(i)).map((i) => i.trim())
-  if (names.length > 0) {
-    // The same name lock as a term create takes: two writers naming one new term create it once.
-    // Taken in sorted order in one statement, so writers with overlapping names cannot deadlock.
-    const keys = [...new Set(names.map((n) => termNameLockKey(taxonomy, language, n)))].sort()
-    await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${keys}::text[]) as k order by k) as s`.execute(trx)
-  }
+  return { ids, names }
+}
+
+/** The ids of terms named in a write: a slug, then a name, else a new term is created. */
+export async function resolveTermNames(trx: Transaction<DB>, taxonomy: Taxonomy, names: readonly string[], language: string): Promise<number[]> {
+  if (names.length === 0) return []
+  // The same name lock as a term create takes: two writers naming one new term create it once.
+  // Taken in sorted order in one statement, so writers with overlapping names cannot deadlock.
+  const keys = [...new Set(names.map((n) => termNameLockKey(taxonomy, language, n)))].sort()
+  await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${keys}::text[]) as k order by k) as s`.execute(trx)
+  const ids: number[] = []
   for (const name of names) {
     const slug = slugify(name)
     const found = await termIdsIn(trx, taxonomy, language)
@@ -45,7 +39,7 @@ export async function resolveTermsForWrite(
       .executeTakeFirst()
     ids.push(found ? found.id : await createTermRow(trx, { taxonomy, name, slug, language, parentId: null, description: '' }))
   }
-  return [...new Set(ids)]
+  return ids
 }
 
 /** The advisory-lock key that serialises writers creating a term of one name. */
@@ -65,23 +59,6 @@ export async function createTermRow(
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
-}
-
-/** Replaces an event's terms of one taxonomy; inserts in id order so concurrent writers lock alike. */
-export async function setEventTerms(trx: Transaction<DB>, eventId: number, taxonomy: Taxonomy, termIds: readonly number[]): Promise<void> {
-  const wanted = new Set(termIds)
-  const current = await trx
-    .selectFrom('event_terms as et')
-    .innerJoin('terms as t', 't.id', 'et.term_id')
-    .select('et.term_id')
-    .where('et.event_id', '=', eventId)
-    .where('t.taxonomy', '=', taxonomy.name)
-    .execute()
-  const have = new Set(current.map((r) => r.term_id))
-  const remove = [...have].filter((id) => !wanted.has(id)).sort((a, b) => a - b)
-  const add = [...wanted].filter((id) => !have.has(id)).sort((a, b) => a - b)
-  if (remove.length > 0) await trx.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', remove).execute()
-  if (add.length > 0) await trx.insertInto('event_terms').values(add.map((term_id) => ({ event_id: eventId, term_id }))).execute()
 }
 
 /**

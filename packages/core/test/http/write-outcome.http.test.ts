@@ -64,14 +64,18 @@ describe('database link cut around a write (TCP proxy)', () => {
   }
   const count = async (table: string, where: string) => Number((await querySql<{ n: string }>(`select count(*) as n from ${table} where ${where}`))[0]!.n)
 
+  // An event's row is written by a statement of its own or inside one with its links (issue 33).
+  const EVENT_INSERT = /^(with .*\b)?insert into "?events"? /s
+  const EVENT_UPDATE = /^(with .*\b)?update "?events"? set/s
+
   it('answers a write whose COMMIT succeeded with its id when the read-back fails, not 503', async () => {
-    const created = await cutting([/^insert into "events"/, COMMIT], 'POST', '/events', { title: 'Cut after commit', status: 'publish', ...dates })
+    const created = await cutting([EVENT_INSERT, COMMIT], 'POST', '/events', { title: 'Cut after commit', status: 'publish', ...dates })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     expect(created.body).toEqual({ id: expect.any(Number) })
     expect(await count('events', `id = ${created.body.id} and title = 'Cut after commit'`)).toBe(1)
     const id = created.body.id as number
 
-    const updated = await cutting([/^update "events"/, COMMIT], 'PATCH', `/events/${id}`, { title: 'Cut after update' })
+    const updated = await cutting([EVENT_UPDATE, COMMIT], 'PATCH', `/events/${id}`, { title: 'Cut after update' })
     expect(updated.status, JSON.stringify(updated.body)).toBe(200)
     // An update reads itself back (and its new ETag) inside its transaction (issue 18 step 2), so
     // a link cut after COMMIT no longer costs it the answer.
@@ -87,14 +91,14 @@ describe('database link cut around a write (TCP proxy)', () => {
     expect(category.headers.get('location')).toMatch(new RegExp(`/categories/${category.body.id}$`))
     expect(await count('terms', `id = ${category.body.id}`)).toBe(1)
 
-    const trashed = await cutting([/^update "events"/, COMMIT], 'DELETE', `/events/${id}`)
+    const trashed = await cutting([EVENT_UPDATE, COMMIT], 'DELETE', `/events/${id}`)
     expect(trashed.status, JSON.stringify(trashed.body)).toBe(200)
     expect(await count('events', `id = ${id} and status = 'trash'`)).toBe(1)
   })
 
   it('a keyed create cut off inside its transaction leaves the key free for an immediate retry', async () => {
     const body = { title: 'Cut mid-create', status: 'publish', ...dates }
-    const failed = await cutting([/^insert into "events"/], 'POST', '/events', body, 'cut-mid-create')
+    const failed = await cutting([EVENT_INSERT], 'POST', '/events', body, 'cut-mid-create')
     expect(failed.status).toBe(503)
     expect(await count('events', `title = 'Cut mid-create'`)).toBe(0)
     const started = Date.now()
