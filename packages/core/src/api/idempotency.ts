@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { OperationResult } from './operation.js'
+import type { OperationResult } from './result.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 

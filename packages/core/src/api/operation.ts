@@ -2,6 +2,9 @@ import type { z } from 'zod'
 import { CalendarError, invalidParams } from '../errors.js'
 import type { ArgSpec } from './arg-kinds.js'
 import type { CallContext } from './context.js'
+import type { OperationResult } from './result.js'
+
+export type { OperationResult, TextStream } from './result.js'
 
 /** Declared parameters of an endpoint, by name. */
 export type ArgsRecord = Record<string, ArgSpec<any>>
@@ -18,18 +21,6 @@ export type ArgInput<A extends ArgsRecord> = {
 export type ParsedArgs<A extends ArgsRecord> = {
   [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never
 }
-
-/** What a handler returns: the body, and a status/headers when they are not 200/none. */
-export interface OperationResult<R = unknown> {
-  status?: number
-  headers?: Record<string, string>
-  body: R
-  /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
-  stream?: TextStream
-}
-
-/** Text produced piece by piece, so that a large document never sits in memory whole. */
-export type TextStream = AsyncIterable<string> | Iterable<string>
 
 /**
  * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,

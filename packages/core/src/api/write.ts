@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
-import { afterWrite } from '../terms/term-counts.js'
+import { afterWrite } from '../db/term-counts.js'
 import type { CallContext } from './context.js'
 
 /**

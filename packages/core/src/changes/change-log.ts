@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { pruneIdempotencyKeys } from '../api/idempotency.js'
-import { foldTermCounts } from '../terms/term-counts.js'
+import { foldTermCounts } from '../db/term-counts.js'
 
 // The calendar's change record and the one place that reads it (docs/change-tracking.md).
 // Migration 0007 creates the log, its triggers and `cal_changed_since`; this module decides what a

@@ -10,11 +10,12 @@ import { resolveTermFilter } from '../terms/term-links.js'
 import { CATEGORY, TAG } from '../terms/taxonomies.js'
 import { eventListArgs } from './event.args.js'
 import { listBounds } from './event-list-bounds.js'
-import { eventListPageQuery, type EventListFilters } from './event-list-query.js'
+import { eventListPageQuery, openEndedSeriesQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
 import { earliestUtcOf, latestUtcOf, shiftWall } from '../recurrence/occurrences.js'
 import { farOccurrences } from '../recurrence/far-occurrences.js'
+import type { SeriesRow } from '../recurrence/occurrences.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
 import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from './event-sync.js'
@@ -104,7 +105,8 @@ export function eventListOperation(variant: VariantConfig) {
       const window = utcWindow(filters.bounds, filters.frame)
       // Past the stored horizon, the open-ended series' occurrences are computed for this request.
       const dateParams = EVENT_DATE_PARAMS.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
-      const computed = window && (await farOccurrences(ctx.db, filters, window, dateParams, ctx.clock.now()))
+      const seriesOf = async (untilUtc: string) => (await openEndedSeriesQuery(ctx.db, filters, untilUtc).execute()) as SeriesRow[]
+      const computed = window && (await farOccurrences(ctx.db, seriesOf, window, dateParams, ctx.clock.now()))
       // One statement: the page and its total; the total is recounted only when the calendar
       // changed. It holds for a far window too: stored and computed occurrences together are the
       // rules' occurrences, wherever the horizon stands. A statement with computed rows is built

@@ -77,11 +77,3 @@ export async function findEventIdByOrigin(db: Db, originUid: string, language: s
     .executeTakeFirst()
   return row?.id
 }
-
-/** What visibility rules need of an event: owner, status, password; `undefined` when `id` is no event. */
-export async function findEventAccess(
-  db: Db,
-  id: number,
-): Promise<{ id: number; author_id: number | null; status: string; password: string | null } | undefined> {
-  return db.selectFrom('events').select(['id', 'author_id', 'status', 'password']).where('id', '=', id).executeTakeFirst()
-}

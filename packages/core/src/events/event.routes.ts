@@ -1,7 +1,7 @@
 import type { VariantConfig } from '../config/variants.js'
 import { itemWrites, postRoutes, type RouteDef } from '../http/routes.js'
 import { postLock, type ItemLock, type ItemWrite } from '../http/preconditions.js'
-import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import type { EndpointDoc } from '../http/routes.js'
 import { EventSchema } from '../openapi/wire-schemas.js'
 import { wallFromDb } from '../time/wall-time.js'
 import { EVENT_DATE_PARAMS } from './event-sync.js'

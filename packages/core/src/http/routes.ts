@@ -1,9 +1,34 @@
 import type { Operation } from '../api/operation.js'
-import type { EndpointDoc } from '../openapi/endpoint-doc.js'
+import type { z } from 'zod'
+import type { CalendarErrorCode } from '../errors.js'
 import { postLock, type ItemLock, type ItemWrite } from './preconditions.js'
 
 /** HTTP methods the calendar serves. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** What the OpenAPI document says about one method of an endpoint. */
+export interface EndpointDoc {
+  operationId?: string
+  summary?: string
+  description?: string
+  tags?: string[]
+  /** Who may call it: `public` (a token only widens what is seen) or `token` (writes). */
+  access?: 'public' | 'token'
+  /** Domain errors the handler can answer, beside the ones every operation shares. */
+  errors?: readonly CalendarErrorCode[]
+  /** The success answer; `schema` absent means a body the document does not describe. */
+  success?: {
+    status: number
+    description: string
+    schema?: z.ZodType
+    contentType?: string
+    headers?: readonly ('list-totals' | 'location' | 'sync' | 'validators')[]
+    /** Other success statuses with the same body schema (no `location`). */
+    others?: readonly { status: number; description: string }[]
+  }
+  /** Declared parameters the document describes on another path instead (the list's sync ones). */
+  hiddenArgs?: readonly string[]
+}
 
 /** One handler of a route: the methods it answers and what it does. */
 export interface Endpoint {

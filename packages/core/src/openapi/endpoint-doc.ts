@@ -1,33 +1,11 @@
 import { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
-import type { HttpMethod } from '../http/routes.js'
+import type { EndpointDoc, HttpMethod } from '../http/routes.js'
 import { ORGANIZER, VENUE } from '../linked/kinds.js'
 import { TAXONOMIES, taxonomyAt } from '../terms/taxonomies.js'
 import { RESOURCE_SCHEMAS, RootDescriptorSchema, OpenApiDocumentSchema } from './wire-schemas.js'
 
-/** What the OpenAPI document says about one method of an endpoint. */
-export interface EndpointDoc {
-  operationId?: string
-  summary?: string
-  description?: string
-  tags?: string[]
-  /** Who may call it: `public` (a token only widens what is seen) or `token` (writes). */
-  access?: 'public' | 'token'
-  /** Domain errors the handler can answer, beside the ones every operation shares. */
-  errors?: readonly CalendarErrorCode[]
-  /** The success answer; `schema` absent means a body the document does not describe. */
-  success?: {
-    status: number
-    description: string
-    schema?: z.ZodType
-    contentType?: string
-    headers?: readonly ('list-totals' | 'location' | 'sync' | 'validators')[]
-    /** Other success statuses with the same body schema (no `location`). */
-    others?: readonly { status: number; description: string }[]
-  }
-  /** Declared parameters the document describes on another path instead (the list's sync ones). */
-  hiddenArgs?: readonly string[]
-}
+export type { EndpointDoc } from '../http/routes.js'
 
 /** The list parameters of incremental sync, described on the `…/sync` paths. */
 const SYNC_ARGS = ['sync', 'sync_token', 'sync_page'] as const

@@ -1,6 +1,7 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely'
 import { canEditType, type ListScope } from '../auth/permissions.js'
 import type { Principal } from '../auth/principal.js'
+import type { DB } from '../db/generated.js'
 import { invalidParam } from '../errors.js'
 
 /**
@@ -53,4 +54,12 @@ export function visiblePosts<DB, TB extends keyof DB>(
     conditions.push(sql<SqlBool>`(${status} = 'publish' or ${sql.ref(`${alias}.author_id`)} = ${rule.publishedOrOwnBy})`)
   }
   return eb.and(conditions)
+}
+
+/** What visibility rules need of an event: owner, status, password; `undefined` when `id` is no event. */
+export async function findEventAccess(
+  db: Kysely<DB> | Transaction<DB>,
+  id: number,
+): Promise<{ id: number; author_id: number | null; status: string; password: string | null } | undefined> {
+  return db.selectFrom('events').select(['id', 'author_id', 'status', 'password']).where('id', '=', id).executeTakeFirst()
 }

@@ -5,7 +5,6 @@ import { invalidParams } from '../errors.js'
 import { isOpenEnded, MAX_STORED_OCCURRENCES, occurrenceRows, storedHorizon, targetHorizon, type SeriesRow } from './occurrences.js'
 import { utcWallToEpochMs, type WallTime, wallFromDb } from '../time/wall-time.js'
 import { zoneClock } from '../time/zone-clock.js'
-import { openEndedSeriesQuery, type EventListFilters } from '../events/event-list-query.js'
 
 // Occurrences outside the stored span (issue 28, docs/recurrence.md "Past the horizon"): open-ended
 // series are stored from 10,000 days before the horizon up to it; a list whose window reaches past
@@ -59,17 +58,18 @@ function storedSpan(horizon: WallTime, now: Date): { fromMs: number; toMs: numbe
 }
 
 /**
- * The occurrences of the open-ended series `f` selects that start in `window` (UTC, inclusive)
+ * The occurrences of the open-ended series `seriesUntil` reads that start in `window` (UTC, inclusive)
  * outside the stored span: after the stored horizon, and, when the window has a lower bound,
  * before the first day any series is stored from. Computed, never stored; `undefined` when the
- * window lies within the span (then no statement is run: the common window costs nothing more). At most
+ * window lies within the span (then no statement is run: the common window costs nothing more).
+ * `seriesUntil(untilUtc)` reads the series a list's own filters select (events/event-list-query.ts). At most
  * `MAX_COMPUTED_OCCURRENCES` and `COMPUTE_BUDGET_MS` of work, yielding to the event loop every
  * `SLICE_MS`; beyond either, `400 rest_invalid_param` on `dateParams`. Occurrences stored anyway
  * (changed ones past the horizon, or a horizon moved meanwhile) are dropped by the list statement.
  */
 export async function farOccurrences(
   db: Kysely<DB>,
-  f: EventListFilters,
+  seriesUntil: (untilUtc: WallTime) => Promise<SeriesRow[]>,
   window: { from: WallTime | undefined; to: WallTime },
   dateParams: readonly string[],
   now: Date,
@@ -85,7 +85,7 @@ export async function farOccurrences(
   if (fromMs !== undefined && fromMs < stored.fromMs) ranges.push([fromMs, Math.min(toMs, stored.fromMs - 1000)])
   if (toMs > stored.toMs) ranges.push([Math.max(stored.toMs + 1000, fromMs ?? -Infinity), toMs])
   if (ranges.length === 0) return undefined
-  const series = ((await openEndedSeriesQuery(db, f, window.to).execute()) as SeriesRow[]).filter((s) => s.recurrence && isOpenEnded(s.recurrence))
+  const series = (await seriesUntil(window.to)).filter((s) => s.recurrence && isOpenEnded(s.recurrence))
   const found: ComputedOccurrence[] = []
   let work = 0
   let slice = 0

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { DB } from '../db/generated.js'
+import type { DB } from './generated.js'
 
 // Term counts are a folded base plus appended deltas (migration 0020, docs/term-counts.md). Reads
 // add the deltas up (`termCountSql`); this module folds them in now and then, so that a term's
