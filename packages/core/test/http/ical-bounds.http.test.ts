@@ -66,7 +66,8 @@ describe('feed builds bounded, answers shared', () => {
       // Both builds wait on the lock before the next request is sent.
       for (let i = 0; i < 100; i++) {
         const { rows } = await locker.query<{ n: number }>(
-          "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'events' and not l.granted",
+          // This database's locks only: other test files lock their own `events` side by side.
+          "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'events' and not l.granted and l.database = (select oid from pg_database where datname = current_database())",
         )
         if (rows[0]!.n >= 2) break
         await new Promise((resolve) => setTimeout(resolve, 50))

@@ -1,8 +1,8 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { watchLoopHold } from '../../../../test-support/cpu-clock.js'
 
 // Issue 28 items 1 and 2: no write request may hold the event loop, whoever sends it. The rule
 // engine runs only after the permission check, a rule without an occurrence in reach is refused
@@ -16,11 +16,13 @@ const NEVER = ['RRULE:FREQ=WEEKLY;BYSETPOS=366;BYDAY=MO,TU,WE,TH,FR,SA,SU']
 const COSTLY = ['RRULE:FREQ=YEARLY;BYSETPOS=200;BYDAY=MO,TU,WE,TH,FR,SA,SU;COUNT=1000']
 const EVENT = { title: 'Yoga', start_date: '2027-03-16 10:00:00', end_date: '2027-03-16 11:00:00', timezone: 'Europe/Berlin' }
 /**
- * Most event-loop delay tolerated during one request in these tests: the bench holds the loop to
- * 50 ms; a test on a loaded CI machine only tells seconds (the bug) from a busy moment (up to
- * ~500 ms seen with two cores at load 20).
+ * Most CPU time the process may spend between two ticks of a 10 ms timer during one request (the
+ * longest the request held the event loop). CPU, not wall time: under parallel test files on a
+ * loaded two-core machine the OS delays every timer by up to seconds, which is no block of ours,
+ * while a rule walked on the loop shows as seconds of CPU between two ticks. The bench holds the
+ * loop to 50 ms; this bound only tells the bug from a busy moment (GC, JIT).
  */
-const MAX_DELAY_MS = 1000
+const MAX_BLOCK_MS = 1000
 
 describe('rule work is bounded and never holds the event loop (issue 28)', () => {
   let calendar: Calendar
@@ -46,15 +48,20 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     await calendar?.close()
   })
 
-  /** Sends one request while the event loop's delay is measured; answers its status, body, time and the loop's max delay. */
+  /**
+   * Sends one request while its CPU is measured: answers its status, body, the process's CPU time
+   * for it (`cpuMs`: the engine's work, whatever the machine's load) and the longest CPU stretch
+   * between two timer ticks (`blockMs`: how long it held the event loop).
+   */
   async function timed(send: () => Promise<{ status: number; body: any }>) {
-    const loop = monitorEventLoopDelay({ resolution: 10 })
-    loop.enable()
-    const started = performance.now()
-    const res = await send()
-    const ms = performance.now() - started
-    loop.disable()
-    return { ...res, ms, maxDelayMs: loop.max / 1e6 }
+    const watch = watchLoopHold()
+    try {
+      const res = await send()
+      const { cpuMs, longestHoldMs } = watch.stop()
+      return { ...res, cpuMs, blockMs: longestHoldMs }
+    } finally {
+      watch.stop()
+    }
   }
 
   it('answers anonymous and under-privileged writes with a pathological rule 401/403 without running the engine', async () => {
@@ -74,8 +81,8 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     for (const [name, send, status] of requests) {
       const res = await timed(send)
       expect(res.status, name).toBe(status)
-      expect(res.maxDelayMs, name).toBeLessThan(MAX_DELAY_MS)
-      expect(res.ms, name).toBeLessThan(5000)
+      expect(res.blockMs, name).toBeLessThan(MAX_BLOCK_MS)
+      expect(res.cpuMs, name).toBeLessThan(5000)
     }
     // Cheap syntax checks keep the contract's order: a malformed rule is a 400 before the permission check.
     const malformed = await server.request('POST', '/events', { body: { ...EVENT, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=0'] } })
@@ -102,12 +109,12 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
       expect(res.body.data.params.recurrence, recurrence[0]).toMatch(/no occurrence within \d+ years|more than \d+ ms of work/)
       // Refused from the text in milliseconds; found by a walk of 20 years (or the work bound) within its 2 s of engine time.
       const walked = recurrence[0]!.includes('COUNT=1000') || recurrence[0]!.includes('BYMONTHDAY=29')
-      expect(res.ms, recurrence[0]).toBeLessThan(walked ? 10_000 : 5000)
-      expect(res.maxDelayMs, recurrence[0]).toBeLessThan(MAX_DELAY_MS)
+      expect(res.cpuMs, recurrence[0]).toBeLessThan(walked ? 10_000 : 5000)
+      expect(res.blockMs, recurrence[0]).toBeLessThan(MAX_BLOCK_MS)
     }
     const update = await timed(() => server.request('PATCH', `/events/${seriesId}`, { token: admin, body: { recurrence: NEVER } }))
     expect([update.status, Object.keys(update.body.data.params)]).toEqual([400, ['recurrence']])
-    expect(update.ms).toBeLessThan(5000)
+    expect(update.cpuMs).toBeLessThan(5000)
   })
 
   it('stores an open-ended daily series started in 1950 without blocking the event loop', async () => {
@@ -118,8 +125,8 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
       }),
     )
     expect(res.status).toBe(201)
-    // 10,000 rows: 201 ms was seen once on the loaded shared machine (5.9 s before), so a wider margin here.
-    expect(res.maxDelayMs).toBeLessThan(1.5 * MAX_DELAY_MS)
+    // 10,000 rows: 5.9 s on the loop before expansion yielded.
+    expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
     const list = await server.request('GET', `/events?start_date=2027-01-01&end_date=2027-01-31&per_page=50&search=${encodeURIComponent('Since 1950')}`)
     expect(list.body.total).toBe(31)
   })
