@@ -134,6 +134,13 @@ function directUrl(url: string): string {
   return direct.href
 }
 
+/** The worker's database options (PostgreSQL or the shared PGlite instance), for a test that opens it without a calendar. */
+export async function workerDatabase(): Promise<NonNullable<CalendarOptions['database']>> {
+  const { database } = await workerDb()
+  if (!database) throw new Error('no worker database')
+  return database
+}
+
 /** `url` with a startup option that puts the session in the calendar's default schema. */
 export function inCalendarSchema(url: string, schema = 'cal_events'): string {
   const withOptions = new URL(url)

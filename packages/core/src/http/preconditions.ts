@@ -82,26 +82,30 @@ export function readPreconditions(header: (name: string) => string | undefined, 
   return Object.keys(result).length > 0 ? result : undefined
 }
 
+/** Runs an operation on a context: the rest of the request pipeline (its operation step). */
+export type RunOperation = (operation: ItemWrite['read'], ctx: CallContext) => Promise<OperationResult>
+
 /**
  * Runs a create, update or delete of an item with its entity tags: an update always runs in one
  * transaction with the read of its new tag (the row it wrote stays locked, so the tag is of what
  * it wrote, not of a later write); with preconditions, the row is locked and they are checked
- * first. Successful creates and updates carry the new `ETag`.
+ * first. Successful creates and updates carry the new `ETag`. `run` runs the write (the operation,
+ * with the item lock and checks around its own steps) on the context it is given.
  */
 export async function runItemWrite(
   item: ItemWrite,
   operation: Operation<any, any, any>,
-  params: Record<string, unknown>,
   ctx: CallContext,
   namespace: string,
   conditions: Preconditions | undefined,
+  run: RunOperation,
 ): Promise<OperationResult> {
-  if (item.write === 'create') return withNewTag(item, await invoke(operation, params, ctx), ctx, namespace)
-  if (!conditions && item.write === 'delete') return invoke(operation, params, ctx)
+  if (item.write === 'create') return withNewTag(item, await run(operation, ctx), ctx, namespace)
+  if (!conditions && item.write === 'delete') return run(operation, ctx)
   return writeTransaction(ctx, async (trx) => {
     const inner = { ...ctx, db: trx }
     const guarded = conditions && item.lock ? guard(operation, item.lock, (locked, c) => check(item, locked, conditions, c, namespace)) : operation
-    const result = await invoke(guarded, params, inner)
+    const result = await run(guarded, inner)
     return item.write === 'update' ? withNewTag(item, result, inner, namespace) : result
   })
 }
