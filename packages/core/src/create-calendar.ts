@@ -73,7 +73,11 @@ export async function migrateCalendar(input: CalendarOptions = {}): Promise<Migr
  */
 export async function createCalendar(input: CalendarOptions = {}): Promise<Calendar> {
   const options = resolveOptions(input)
-  const handle = await openReady(options, options.migrate)
+  return startCalendar(options, await openReady(options, options.migrate))
+}
+
+/** The calendar on a database already open and migrated (its own, or one of a calendar set's). */
+export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle): Calendar {
   const db = handle.db
   const stopPruning = keepPruning(db)
   // Probes report the loop's delay since the calendar started, not since the first probe.

@@ -48,6 +48,8 @@ export type CalendarErrorCode =
   | 'PRECONDITION_FAILED'
   | 'DATABASE_UNAVAILABLE'
   | 'FEED_BUSY'
+  | 'CALENDAR_NOT_FOUND'
+  | 'INVALID_CALENDAR_KEY'
   | 'INTERNAL'
 
 /** Extra members of the error body's `data` object, beside `status`. */

@@ -28,3 +28,5 @@ export type {
   CategoryList,
   TagList,
 } from './openapi/resource-types.js'
+export { createCalendars, CALENDAR_KEY } from './calendars/calendar-set.js'
+export type { Calendars, CalendarsOptions, CalendarInfo, CalendarSettings, CreateCalendarOptions } from './calendars/calendar-set.js'

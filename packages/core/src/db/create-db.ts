@@ -5,7 +5,7 @@ import pg from 'pg'
 import type { PGlite } from '@electric-sql/pglite'
 import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
-import { commitCheckingPool, freshConnectionProbe } from './commit-check.js'
+import { commitCheckingPool, freshConnectionProbe, type XactStatusProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { preparingPool } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, useSchema } from './schema.js'
@@ -21,9 +21,9 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-type QueryListener = ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
+export type QueryListener = ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined
 
-function logger(onQuery: QueryListener) {
+export function logger(onQuery: QueryListener) {
   if (!onQuery) return undefined
   return (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis, event.query.parameters)
 }
@@ -47,6 +47,25 @@ function openPostgres(
     throw new TypeError(`Invalid calendar options: database.pooler: expected 'transaction', got ${JSON.stringify(options.pooler)}.`)
   }
   if (options.pooler === 'transaction') return openBehindPooler(options, onQuery, schema)
+  const { pool, probe } = newPostgresPool(options)
+  const dialect = new PostgresDialect({
+    pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
+    onCreateConnection: useSchema(schema),
+  })
+  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  }
+}
+
+/**
+ * The pg pool of `database: { url }` (a calendar's own, or the one a calendar set shares,
+ * `shared-database.ts`), and how a lost commit is settled beside it.
+ */
+export function newPostgresPool(options: Extract<DatabaseOptions, { url: string }>): { pool: pg.Pool; probe: XactStatusProbe } {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -67,17 +86,7 @@ function openPostgres(
   // pool wait (a tight pool) must not turn a committed write into an unknown one.
   const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
   const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
-  const dialect = new PostgresDialect({
-    pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
-    onCreateConnection: useSchema(schema),
-  })
-  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
-  return {
-    db,
-    kind: 'postgres',
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
-  }
+  return { pool, probe }
 }
 
 /**
@@ -90,17 +99,7 @@ function openPostgres(
  */
 function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
-    query_timeout: statementTimeoutMs + 2_000,
-    types: calendarTypes,
-  })
-  pool.on('error', () => {})
-  pool.on('connect', (client) => client.on('error', () => {}))
-  const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
-  const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
+  const { pool, probe } = newPoolerPool(options)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, statementTimeoutMs), probe) })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return {
@@ -115,11 +114,28 @@ function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, on
   }
 }
 
+/** The pg pool behind a transaction-mode pooler: no startup parameters (`openBehindPooler`); a calendar's or a set's. */
+export function newPoolerPool(options: Extract<DatabaseOptions, { url: string }>): { pool: pg.Pool; probe: XactStatusProbe } {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
+    query_timeout: statementTimeoutMs + 2_000,
+    types: calendarTypes,
+  })
+  pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
+  const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
+  const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
+  return { pool, probe }
+}
+
 /**
  * The host's pool (`host-pool.ts`): statements run with the calendar's settings set per transaction,
  * the host's session settings untouched; closing the calendar leaves the pool open.
  */
-function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }>, onQuery: QueryListener, schema: string): DatabaseHandle {
+export function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const hostPool = options.pool
   if (typeof hostPool?.connect !== 'function') throw new TypeError('Invalid calendar options: database.pool: expected a pg.Pool.')
   const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
@@ -139,6 +155,29 @@ async function openPglite(
   onQuery: QueryListener,
   schema: string,
 ): Promise<DatabaseHandle> {
+  const embedded = await openPgliteSession(options)
+  // PGlite has one session: with an instance the host passed in, the host's own unqualified
+  // names resolve in the calendar's schema too (README, "Embedding").
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: embedded.pool, onCreateConnection: useSchema(schema) }), log: logger(onQuery) })
+  return {
+    db,
+    kind: 'pglite',
+    async close() {
+      await db.destroy()
+      await embedded.close()
+    },
+  }
+}
+
+/** An embedded PGlite session as a pg pool (of one connection: PGlite has one session). */
+export interface PgliteSession {
+  readonly pool: pg.Pool
+  /** Closes the instance when it is ours (not one the host passed in) and frees its directory. */
+  close(): Promise<void>
+}
+
+/** Opens (or adopts) the PGlite instance of the options behind a pg pool. */
+export async function openPgliteSession(options: Extract<DatabaseOptions, { dataDir: string } | { memory: true } | { pglite: unknown }>): Promise<PgliteSession> {
   const [{ PGlite }, { pg_trgm }, { createPgConfig }] = await loadPglite()
   let release = () => {}
   let instance: PGlite
@@ -162,14 +201,11 @@ async function openPglite(
   // PGlite's node-postgres adapter types do not line up with @types/pg; the shape is right.
   const config = createPgConfig(instance) as any
   const pool = new pg.Pool({ ...config, types: calendarTypes })
-  // PGlite has one session: with an instance the host passed in, the host's own unqualified
-  // names resolve in the calendar's schema too (README, "Embedding").
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: useSchema(schema) }), log: logger(onQuery) })
   return {
-    db,
-    kind: 'pglite',
+    pool,
     async close() {
-      await db.destroy()
+      // A calendar's Kysely ends the pool when it is destroyed; a calendar set's pool is ended here.
+      if (!pool.ending) await pool.end()
       if (owned) await instance.close()
       release()
     },

@@ -45,18 +45,18 @@ export const PLAN_EACH_TIME = '/* plan each time */'
 // written so that their generic plans estimate sensibly (`sql-literals.ts`, `event-list-query.ts`);
 // the bench's sweep (`pnpm bench`) times each list shape on the plan PostgreSQL kept.
 
+/** Gives a statement text its prepared-statement name once it is hot; `undefined` until then. */
+export type StatementNamer = (text: string) => string | undefined
+
 /**
- * A pg pool whose clients run hot statements (same text, seen a few times) as named prepared
- * statements. Parsing a list statement costs PostgreSQL about as much as running it; a named
- * statement is parsed once per connection, and planned once when its generic plan is as good.
- * Statements stay unnamed until they are hot, and at most `MAX_NAMED` texts are ever named, so
- * ad-hoc statements (variable `in` lists) cost nothing. A pattern given as a parameter
- * is refused (`PATTERN_PARAMETER`).
+ * The counting behind `preparingPool`: one per pool, or one for every calendar of a set (names
+ * follow the text, so calendars on one connection share a name only for the same text, and
+ * PostgreSQL plans it again when it runs under another search path).
  */
-export function preparingPool(pool: ConfigPool): PostgresPool {
+export function sharedNamer(): StatementNamer {
   const names = new Map<string, string>()
   const counts = new Map<string, number>()
-  const nameOf = (text: string): string | undefined => {
+  return (text: string): string | undefined => {
     const known = names.get(text)
     if (known !== undefined || names.size >= MAX_NAMED || text.endsWith(PLAN_EACH_TIME)) return known
     const seen = (counts.get(text) ?? 0) + 1
@@ -72,6 +72,17 @@ export function preparingPool(pool: ConfigPool): PostgresPool {
     names.set(text, name)
     return name
   }
+}
+
+/**
+ * A pg pool whose clients run hot statements (same text, seen a few times) as named prepared
+ * statements. Parsing a list statement costs PostgreSQL about as much as running it; a named
+ * statement is parsed once per connection, and planned once when its generic plan is as good.
+ * Statements stay unnamed until they are hot, and at most `MAX_NAMED` texts are ever named, so
+ * ad-hoc statements (variable `in` lists) cost nothing. A pattern given as a parameter
+ * is refused (`PATTERN_PARAMETER`).
+ */
+export function preparingPool(pool: ConfigPool, nameOf: StatementNamer = sharedNamer()): PostgresPool {
   return wrappedPool(pool, (client: ConfigClient) => ({
     query(textOrCursor: any, parameters?: ReadonlyArray<unknown>): any {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor)

@@ -37,6 +37,8 @@ export const ERRORS = {
   TERM_EXISTS: { status: 400, code: 'term_exists' },
   DUPLICATE_TERM_SLUG: { status: 400, code: 'duplicate_term_slug' },
   TAXONOMY_NOT_HIERARCHICAL: { status: 400, code: 'rest_taxonomy_not_hierarchical' },
+  CALENDAR_NOT_FOUND: { status: 404, code: 'rest_calendar_not_found' },
+  INVALID_CALENDAR_KEY: { status: 400, code: 'rest_invalid_calendar_key' },
   TOO_MANY_REQUESTS: { status: 429, code: 'rest_too_many_requests' },
   INVALID_HOST: { status: 400, code: 'rest_invalid_host' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, code: 'rest_idempotency_key_invalid' },

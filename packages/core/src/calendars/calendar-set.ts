@@ -1,0 +1,277 @@
+import { sql, type Kysely } from 'kysely'
+import { resolveOptions, type Authenticate, type CalendarOptions, type ResolvedOptions } from '../config/options.js'
+import { startCalendar, type Calendar } from '../create-calendar.js'
+import type { DatabaseHandle } from '../db/create-db.js'
+import type { PoolStats } from '../db/health.js'
+import { assertMigrated, migrateToLatest, pendingMigrations } from '../db/migrate.js'
+import { SCHEMA_NAME } from '../db/schema.js'
+import { openSharedDatabase } from '../db/shared-database.js'
+import { waitForDatabase } from '../db/connect.js'
+import { CalendarError } from '../errors.js'
+
+// Many calendars in one process, on one pool (docs/multi-calendar.md): each calendar is a schema of
+// its own (the same tables, migrations and statements as a single calendar), listed in a small
+// registry that maps keys to schemas. Calendars open when first asked for; the most recently used
+// stay open, the others cost a registry row.
+
+/** A calendar key: lower-case letters, digits and inner hyphens, 1 to 50 characters (URL- and schema-safe). */
+export const CALENDAR_KEY = /^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$/
+
+/** Default schema of the registry of keys. */
+export const DEFAULT_REGISTRY_SCHEMA = 'cal_registry'
+
+/** Options one calendar of a set may have of its own (kept in the registry, applied over the set's). */
+export interface CalendarSettings {
+  variant?: 'A' | 'B'
+  languages?: string[]
+  siteTimezone?: string
+  publicBaseUrl?: string
+  dateFilterMode?: 'event-local' | 'utc'
+  unfilteredHtml?: 'editors' | 'nobody'
+}
+
+/** `calendars.create`'s options: the calendar's own settings, and optionally an existing schema to take in. */
+export interface CreateCalendarOptions extends CalendarSettings {
+  /**
+   * The schema to keep the calendar in. Default `cal_c_<key>` (hyphens as underscores). An existing
+   * calendar's schema (`cal_events` of a single-calendar install) is taken in as it is, data kept.
+   */
+  schema?: string
+}
+
+/** One calendar of the registry. */
+export interface CalendarInfo {
+  readonly key: string
+  readonly schema: string
+  readonly settings: CalendarSettings
+  /** ISO 8601 instant. */
+  readonly createdAt: string
+}
+
+/** Options of `createCalendars`: every calendar option but `schema`, shared by all calendars, and the set's own. */
+export interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'authenticate'> {
+  /**
+   * Replaces the default bearer-token authenticator, for every calendar; told which calendar the
+   * request is for, so one user may hold a different role in each.
+   */
+  authenticate?: (request: Parameters<Authenticate>[0], calendar: { readonly key: string }) => ReturnType<Authenticate>
+  /** Schema of the registry of keys. Default `cal_registry`. */
+  registrySchema?: string
+  /**
+   * Calendars kept open at most (the most recently used); another one is opened again when asked
+   * for (about a millisecond and one statement). Default 1000.
+   */
+  maxOpen?: number
+}
+
+/** Many calendars on one pool: `create`, `get`, `list`, `delete`, each answering the same `Calendar` as `createCalendar`. */
+export interface Calendars {
+  /** The options shared by every calendar (each calendar's `options` adds its own settings). */
+  readonly options: ResolvedOptions
+  /** Creates a calendar (its schema, migrated) and registers `key`; a key in use is an error. */
+  create(key: string, options?: CreateCalendarOptions): Promise<Calendar>
+  /** The calendar of `key`, opened if it is not; `undefined` when no calendar has that key. A malformed key throws (`INVALID_CALENDAR_KEY`). */
+  get(key: string): Promise<Calendar | undefined>
+  /** As `get`, but an unknown key throws `CALENDAR_NOT_FOUND` (404 over HTTP): for request resolvers. */
+  resolve(key: string): Promise<Calendar>
+  /** Every registered calendar, by key. */
+  list(): Promise<CalendarInfo[]>
+  /** Drops the calendar of `key` and all its data; false when there was none. */
+  delete(key: string): Promise<boolean>
+  /** Calendars open right now (in memory). */
+  openCount(): number
+  /** Connections of the shared PostgreSQL pool (`undefined` for PGlite). */
+  poolStats(): PoolStats | undefined
+  /** Stops every calendar's background work and releases the shared database. */
+  close(): Promise<void>
+}
+
+/** The check of a key, with the error adapters answer as a 400. */
+function checkKey(key: unknown): string {
+  if (typeof key !== 'string' || !CALENDAR_KEY.test(key)) {
+    throw new CalendarError('INVALID_CALENDAR_KEY', 'Invalid calendar key: lower-case letters, digits and inner hyphens, 1 to 50 characters.')
+  }
+  return key
+}
+
+const SETTING_NAMES = ['variant', 'languages', 'siteTimezone', 'publicBaseUrl', 'dateFilterMode', 'unfilteredHtml'] as const
+
+type Row = { key: string; schema_name: string; settings: CalendarSettings; created_at: Date | string }
+
+/**
+ * Opens the database once for many calendars (one pool, or one PGlite session) and its registry of
+ * keys. `database` and every other option apply to all calendars; `create` adds a calendar's own settings.
+ *
+ * @example
+ * const calendars = await createCalendars({ database: { url: process.env.DATABASE_URL! } })
+ * const chess = await calendars.create('chess-club', { siteTimezone: 'Europe/Paris' })
+ * const same = await calendars.get('chess-club')
+ */
+export async function createCalendars(input: CalendarsOptions = {}): Promise<Calendars> {
+  const { registrySchema = DEFAULT_REGISTRY_SCHEMA, maxOpen = 1000, authenticate, ...shared } = input
+  const options = resolveOptions(shared)
+  if (!SCHEMA_NAME.test(registrySchema)) throw new TypeError('Invalid calendar options: registrySchema: a lower-case identifier such as cal_registry')
+  if (!Number.isInteger(maxOpen) || maxOpen < 1) throw new TypeError('Invalid calendar options: maxOpen: a positive integer')
+  const database = await openSharedDatabase(options.database)
+  const registryHandle = database.open(registrySchema, options.onQuery)
+  const registry = registryHandle.db
+  try {
+    if ('url' in options.database) await waitForDatabase(registry, options.database.url, options.database.startupWaitMs ?? 0)
+    await createRegistry(registry, registrySchema)
+  } catch (err) {
+    await database.close().catch(() => {})
+    throw err
+  }
+  const table = sql.id(registrySchema, 'calendars')
+  /** Open calendars, least recently used first (a Map keeps insertion order). */
+  const open = new Map<string, Promise<Calendar>>()
+
+  const touch = (key: string, calendar: Promise<Calendar>) => {
+    open.delete(key)
+    open.set(key, calendar)
+    while (open.size > maxOpen) {
+      const [oldest, evicted] = open.entries().next().value!
+      open.delete(oldest)
+      // Its background work stops; a request still running on it finishes (the pool is the set's).
+      void evicted.then((c) => c.close(), () => {})
+    }
+  }
+
+  async function openCalendar(row: Row, migrate: boolean): Promise<Calendar> {
+    const own = resolveOptions({
+      ...shared,
+      ...pickSettings(row.settings),
+      schema: row.schema_name,
+      authenticate: authenticate && ((request) => authenticate(request, { key: row.key })),
+    })
+    const handle = database.open(row.schema_name, own.onQuery)
+    if (migrate && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
+    else if (!migrate) await assertMigrated(handle.db, row.schema_name)
+    const calendar = startCalendar(own, setHandle(handle))
+    const close = calendar.close
+    return Object.assign(calendar, {
+      close: async () => {
+        // Closed by its user: the next `get` opens it again.
+        const current = open.get(row.key)
+        if (current && (await current.catch(() => undefined)) === calendar) open.delete(row.key)
+        await close()
+      },
+    })
+  }
+
+  async function find(key: string): Promise<Row | undefined> {
+    const { rows } = await sql<Row>`select key, schema_name, settings, created_at from ${table} where key = ${key}`.execute(registry)
+    return rows[0]
+  }
+
+  async function get(key: string): Promise<Calendar | undefined> {
+    checkKey(key)
+    const known = open.get(key)
+    if (known) {
+      touch(key, known)
+      return known
+    }
+    const row = await find(key)
+    if (!row) return undefined
+    // Checked again: another call may have opened it while the registry answered.
+    const raced = open.get(key)
+    if (raced) return raced
+    const opening = openCalendar(row, options.migrate)
+    touch(key, opening)
+    opening.catch(() => {
+      if (open.get(key) === opening) open.delete(key)
+    })
+    return opening
+  }
+
+  return {
+    options,
+    async create(key, createOptions = {}) {
+      checkKey(key)
+      const { schema = `cal_c_${key.replaceAll('-', '_')}`, ...settings } = createOptions
+      if (!SCHEMA_NAME.test(schema) || schema === registrySchema) throw new TypeError(`Invalid calendar options: schema: a lower-case identifier other than ${registrySchema}`)
+      const kept = pickSettings(settings)
+      // The settings are checked before anything is created: a bad time zone creates nothing.
+      resolveOptions({ ...shared, ...kept, schema })
+      if (await find(key)) throw new TypeError(`A calendar with the key "${key}" exists already.`)
+      const handle = database.open(schema, options.onQuery)
+      await migrateToLatest(handle.db, schema)
+      try {
+        await sql`insert into ${table} (key, schema_name, settings) values (${key}, ${schema}, ${JSON.stringify(kept)}::jsonb)`.execute(registry)
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505') throw new TypeError(`The key "${key}" or the schema "${schema}" belongs to another calendar already.`, { cause: err })
+        throw err
+      }
+      const row = (await find(key))!
+      const opening = openCalendar(row, false)
+      touch(key, opening)
+      return opening
+    },
+    get,
+    async resolve(key) {
+      const calendar = await get(key)
+      if (!calendar) throw new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')
+      return calendar
+    },
+    async list() {
+      const { rows } = await sql<Row>`select key, schema_name, settings, created_at from ${table} order by key`.execute(registry)
+      return rows.map((row) => ({
+        key: row.key,
+        schema: row.schema_name,
+        settings: pickSettings(row.settings),
+        createdAt: new Date(row.created_at).toISOString(),
+      }))
+    },
+    async delete(key) {
+      checkKey(key)
+      const opened = open.get(key)
+      open.delete(key)
+      if (opened) await opened.then((c) => c.close(), () => {})
+      return registry.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ schema_name: string }>`delete from ${table} where key = ${key} returning schema_name`.execute(trx)
+        if (!rows[0]) return false
+        await sql`drop schema if exists ${sql.id(rows[0].schema_name)} cascade`.execute(trx)
+        return true
+      })
+    },
+    openCount: () => open.size,
+    poolStats: () => database.poolStats?.(),
+    async close() {
+      const all = [...open.values()]
+      open.clear()
+      await Promise.all(all.map((c) => c.then((calendar) => calendar.close(), () => {})))
+      await registryHandle.close()
+      await database.close()
+    },
+  }
+}
+
+/** Only the settings a calendar of a set may have of its own; anything else stored or given is ignored. */
+function pickSettings(settings: CalendarSettings | null | undefined): CalendarSettings {
+  const picked: Record<string, unknown> = {}
+  for (const name of SETTING_NAMES) if (settings?.[name] !== undefined) picked[name] = settings[name]
+  return picked
+}
+
+/**
+ * A calendar's handle inside a set: closing the calendar stops its background work only. The pool
+ * is the set's, and a request still running on a calendar the set let go of must finish.
+ */
+function setHandle(handle: DatabaseHandle): DatabaseHandle {
+  return { ...handle, close: async () => {} }
+}
+
+/** The registry: one row per calendar, created once per database (instances starting together wait for each other). */
+async function createRegistry(db: Kysely<any>, schema: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`cal-events registry ${schema}`}))`.execute(trx)
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx)
+    await sql`create table if not exists ${sql.id(schema, 'calendars')} (
+      key text primary key,
+      schema_name text not null unique,
+      settings jsonb not null default '{}',
+      created_at timestamptz not null default now()
+    )`.execute(trx)
+  })
+}
+

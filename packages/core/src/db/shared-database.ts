@@ -1,0 +1,119 @@
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely'
+import type pg from 'pg'
+import type { DatabaseOptions } from '../config/options.js'
+import type { DB } from './generated.js'
+import { commitCheckingPool, type XactStatusProbe } from './commit-check.js'
+import { logger, newPoolerPool, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'
+import { preparingPool, sharedNamer } from './prepared-statements.js'
+import { SET_SEARCH_PATH } from './schema.js'
+import { localSettingsPool } from './host-pool.js'
+import type { PoolStats } from './health.js'
+
+// Many calendars, one pool (docs/multi-calendar.md). Each calendar keeps its own schema; what they
+// share is the connections. A connection of the set's own pool (or of its PGlite session) remembers
+// the search path it was last given, and is given another only when a checkout is for another
+// calendar: a process serving one calendar at a time pays nothing, and one switch costs one round
+// trip. On a host's pool nothing stays in the session anyway (SET LOCAL per transaction,
+// `host-pool.ts`), so each calendar simply borrows from it.
+
+/** One database shared by the calendars of a set: a handle per schema, all on one pool. */
+export interface SharedDatabase {
+  readonly kind: 'postgres' | 'pglite'
+  /** A handle whose statements run in `schema`; closing it leaves the shared pool open. */
+  open(schema: string, onQuery?: QueryListener): DatabaseHandle
+  /** Connections of the PostgreSQL pool (PGlite has one session). */
+  readonly poolStats?: () => PoolStats
+  /** Ends the pool (a host's pool stays open) or closes the PGlite instance the set opened. */
+  close(): Promise<void>
+}
+
+/** What of a pg client the switch needs. */
+type SwitchClient = { query(text: string, values: unknown[]): Promise<unknown>; release(err?: Error | boolean): void }
+
+/**
+ * `pool` as one calendar sees it: every checked-out connection works in `schema`. `paths` is the
+ * set's memory of each connection's search path (a connection the pool drops takes its entry along).
+ */
+function schemaPool(pool: pg.Pool, schema: string, paths: WeakMap<object, string> | undefined): PostgresPool & { connect(): Promise<any> } {
+  return {
+    async connect() {
+      const client = (await pool.connect()) as unknown as SwitchClient
+      if (!paths || paths.get(client) !== schema) {
+        // Out of any transaction (a checked-out connection is idle), so the setting is the session's.
+        // PostgreSQL plans a named statement again when the search path it was planned under changed.
+        paths?.delete(client)
+        try {
+          await client.query(SET_SEARCH_PATH, [schema, false])
+        } catch (err) {
+          client.release(err as Error)
+          throw err
+        }
+        paths?.set(client, schema)
+      }
+      return client as any
+    },
+    // The set's pool: ended by the set, not by one calendar.
+    end: async () => {},
+  }
+}
+
+/**
+ * Opens the database of a calendar set: its own pg pool (`url`), a host's pool (`pool`), or one
+ * PGlite session (`dataDir`, `memory`, `pglite`), shared by every calendar `open` hands out.
+ */
+export async function openSharedDatabase(options: DatabaseOptions): Promise<SharedDatabase> {
+  if ('pool' in options) {
+    const host = options.pool
+    if (typeof host?.connect !== 'function') throw new TypeError('Invalid calendar options: database.pool: expected a pg.Pool.')
+    return {
+      kind: 'postgres',
+      open: (schema, onQuery) => openHostPool(options, onQuery, schema),
+      poolStats: () => ({ total: host.totalCount, idle: host.idleCount, waiting: host.waitingCount }),
+      close: async () => {},
+    }
+  }
+  const paths = new WeakMap<object, string>()
+  // Statement names follow their text, so every calendar may share one count of hot texts.
+  const namer = sharedNamer()
+  const handle = (kind: 'postgres' | 'pglite', pool: pg.Pool, prepared: boolean, probe: XactStatusProbe | undefined, remember = true) =>
+    (schema: string, onQuery?: QueryListener): DatabaseHandle => {
+      const own: PostgresPool = schemaPool(pool, schema, remember ? paths : undefined)
+      const preparing = prepared ? preparingPool(own as never, namer) : own
+      const dialect = new PostgresDialect({ pool: probe ? commitCheckingPool(preparing, probe) : preparing })
+      const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
+      return {
+        db,
+        kind,
+        poolStats: kind === 'postgres' ? () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) : undefined,
+        close: () => db.destroy(),
+      }
+    }
+  if ('url' in options && options.pooler === 'transaction') {
+    // Behind a transaction-mode pooler nothing stays in a session: SET LOCAL per transaction, as on a host's pool.
+    const { pool, probe } = newPoolerPool(options)
+    const timeoutMs = options.statementTimeoutMs ?? 30_000
+    return {
+      kind: 'postgres',
+      open: (schema, onQuery) => {
+        const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, timeoutMs), probe) }), log: logger(onQuery) })
+        return { db, kind: 'postgres', poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), close: () => db.destroy() }
+      },
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => pool.end(),
+    }
+  }
+  if ('url' in options) {
+    const { pool, probe } = newPostgresPool(options)
+    return {
+      kind: 'postgres',
+      open: handle('postgres', pool, options.preparedStatements !== false, probe),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => pool.end(),
+    }
+  }
+  const session = await openPgliteSession(options)
+  // A PGlite instance the host passed in is one session the host uses too: its search path may have
+  // moved since the last checkout, so it is set at every one (in-process, a fraction of a millisecond).
+  return { kind: 'pglite', open: handle('pglite', session.pool, false, undefined, !('pglite' in options)), close: () => session.close() }
+}
+
