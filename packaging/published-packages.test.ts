@@ -131,6 +131,10 @@ const express = require('express')
   const calendar = await core.createCalendar({ database: { url: process.env.DATABASE_URL }, schema: 'cal_cjs' })
   const created = await calendar.events.create({ title: 'From CommonJS', start_date: '2030-06-01 10:00:00', end_date: '2030-06-01 11:00:00' })
   const response = await calendar.handle({ method: 'GET', path: '/cal/events/v1/events/' + created.id, query: '', headers: {} })
+  // The feed's worker thread, started from the CommonJS build (dist/index.cjs beside dist/feed-worker.js).
+  let warned = ''
+  process.on('warning', (w) => (warned += w.code))
+  const feed = await calendar.events.feed({ start_date: '2030-06-01', end_date: '2030-06-30' })
   const router = createCalendarRouter(calendar)
   express().use(router)
   console.log(JSON.stringify({
@@ -139,6 +143,7 @@ const express = require('express')
     title: response.body.title,
     isError: new core.CalendarError('INVALID_PARAM', 'x') instanceof Error,
     router: typeof router,
+    feed: feed.includes('SUMMARY:From CommonJS') && warned === '',
   }))
   await calendar.close()
 })().catch((err) => { console.error(err); process.exit(1) })
@@ -469,6 +474,12 @@ describe('published packages', () => {
       })
       expect(tooLarge.status).toBe(413)
       expect(await tooLarge.json()).toMatchObject({ code: expect.any(String) })
+      // A feed's text is built in a worker thread started from the installed dist/feed-worker.js;
+      // without it the calendar warns (CAL_FEED_WORKER) and builds on the event loop.
+      const feed = await fetch(`${base}/events/ical?start_date=2030-01-01&end_date=2030-12-31`)
+      expect(feed.status).toBe(200)
+      expect(await feed.text()).toContain('SUMMARY:Packed and installed')
+      expect(stderr).not.toContain('CAL_FEED_WORKER')
       const missing = await fetch(`${base}/events/999999`)
       expect(missing.status).toBe(404)
 
@@ -547,6 +558,7 @@ describe('published packages', () => {
       title: 'From CommonJS',
       isError: true,
       router: 'function',
+      feed: true,
     })
   })
 

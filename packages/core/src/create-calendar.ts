@@ -86,7 +86,7 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle):
   const extending = keepExtending(db, options.now)
   // One chain of change checks for the hot-read cache and the kept feeds.
   const validator = createChangeValidator(db)
-  const { operations, routes } = wireCalendar(options, validator)
+  const { operations, routes, feedBuilds } = wireCalendar(options, validator)
   const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator)
   const scripts = scriptApi({ options, operations, ready: () => extending.ready() })
 
@@ -112,6 +112,7 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle):
     close: async () => {
       stopPruning()
       await extending.stop()
+      await feedBuilds.close()
       return handle.close()
     },
   }

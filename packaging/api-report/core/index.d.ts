@@ -528,6 +528,8 @@ interface FeedOptions {
     maxEvents: number;
     /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
     cacheBytes: number;
+    /** Worker threads that build feeds' text off the event loop; 0 builds it on the event loop, in slices. */
+    workers: number;
 }
 
 /**
@@ -665,7 +667,8 @@ interface CalendarOptions {
      * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
      * (`concurrency`, default 1), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
      * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
-     * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none).
+     * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none), worker
+     * threads that build the text off the event loop (`workers`, 1; 0 builds it on the loop in slices).
      */
     feeds?: Partial<FeedOptions>;
 }

@@ -32,7 +32,8 @@ export function wireCalendar(options: ResolvedOptions, validator: ChangeValidato
   const categories = wrap(termOperations(CATEGORY, options.variant))
   const tags = wrap(termOperations(TAG, options.variant))
   // The feeds share the hot-read cache's chain of change checks.
-  const ical = wrap(icalOperations(options.variant, createFeedBuilds(options.feeds, validator)))
+  const feedBuilds = createFeedBuilds(options.feeds, validator)
+  const ical = wrap(icalOperations(options.variant, feedBuilds))
   const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
     ...discoveryRoutes(discovery, ns),
@@ -49,5 +50,5 @@ export function wireCalendar(options: ResolvedOptions, validator: ChangeValidato
       { path: `${ns}/organizers`, sync: organizers.sync },
     ]),
   ]
-  return { operations: { events, venues, organizers, categories, tags, ical, discovery }, routes }
+  return { operations: { events, venues, organizers, categories, tags, ical, discovery }, routes, feedBuilds }
 }

@@ -104,7 +104,8 @@ export interface CalendarOptions {
    * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
    * (`concurrency`, default 1), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
    * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
-   * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none).
+   * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none), worker
+   * threads that build the text off the event loop (`workers`, 1; 0 builds it on the loop in slices).
    */
   feeds?: Partial<FeedOptions>
 }
@@ -137,6 +138,7 @@ const OptionsSchema = z.object({
       queueWaitMs: z.number().int().positive().default(DEFAULT_FEEDS.queueWaitMs),
       maxEvents: z.number().int().positive().default(DEFAULT_FEEDS.maxEvents),
       cacheBytes: z.number().int().nonnegative().default(DEFAULT_FEEDS.cacheBytes),
+      workers: z.number().int().nonnegative().max(16).default(DEFAULT_FEEDS.workers),
     })
     .strict()
     .default({ ...DEFAULT_FEEDS }),

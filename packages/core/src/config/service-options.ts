@@ -21,6 +21,8 @@ export interface FeedOptions {
   maxEvents: number
   /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
   cacheBytes: number
+  /** Worker threads that build feeds' text off the event loop; 0 builds it on the event loop, in slices. */
+  workers: number
 }
 
 /** The defaults: 1 build at once (a build shares the event loop with every other request), 4 waiting up to 5 s, 25,000 events a feed, 64 MB of kept feeds. */
@@ -30,4 +32,5 @@ export const DEFAULT_FEEDS: FeedOptions = Object.freeze({
   queueWaitMs: 5_000,
   maxEvents: 25_000,
   cacheBytes: 64 * 1024 * 1024,
+  workers: 1,
 })

@@ -1,6 +1,7 @@
 import type { FeedOptions } from '../config/service-options.js'
 import { CalendarError } from '../errors.js'
 import type { ChangeValidator, Check } from '../http/response-cache.js'
+import { createFeedWorkers, type FeedWorkers } from './feed-workers.js'
 
 // Feeds bounded (issue 28 item 4, docs/ical.md "Bounds and the shared answer"). Building a feed is
 // the most expensive read there is (25,000 events: seconds of CPU and tens of MB), and anyone may
@@ -30,6 +31,10 @@ export interface FeedBuilds {
   build<T>(key: string, make: (keep: (answer: FeedAnswer) => void) => Promise<T>): Promise<T>
   /** What is kept and running now (tests, metrics). */
   stats(): { entries: number; bytes: number; building: number; waiting: number }
+  /** The worker threads that build the text; `undefined` with `workers: 0`. */
+  readonly workers: FeedWorkers | undefined
+  /** Stops the worker threads (the calendar's `close()`). */
+  close(): Promise<void>
 }
 
 /** Per-entry bookkeeping counted against `cacheBytes` besides the text. */
@@ -95,6 +100,7 @@ function createLimiter(o: Pick<FeedOptions, 'concurrency' | 'queue' | 'queueWait
 /** Creates the feed builds of a calendar over its shared check chain. */
 export function createFeedBuilds(options: FeedOptions, validator: ChangeValidator): FeedBuilds {
   const limiter = createLimiter(options)
+  const workers = options.workers > 0 ? createFeedWorkers(options.workers) : undefined
   // Map order is recency: a hit moves its entry to the end, eviction takes from the front.
   const entries = new Map<string, Entry>()
   const building = new Map<string, Promise<void>>()
@@ -130,6 +136,8 @@ export function createFeedBuilds(options: FeedOptions, validator: ChangeValidato
 
   return {
     options,
+    workers,
+    close: async () => workers?.close(),
     stats: () => ({ entries: entries.size, bytes, building: limiter.active(), waiting: limiter.waiting() }),
     async kept(key) {
       await building.get(key)

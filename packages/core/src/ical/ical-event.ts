@@ -27,8 +27,28 @@ export function plainText(stored: string): string {
   return toText(renderHtml(stored)).trim()
 }
 
+/**
+ * What a VEVENT needs of the call: who reads (permissions), the URLs and the time. Plain data, so
+ * that a feed's text can be built in a worker thread (`feed-workers.ts`).
+ */
+export interface IcalContext extends Pick<CallContext, 'principal' | 'urls'> {
+  /** The call's moment (`ctx.clock.now()`): which DST-gap instances a series' lines name. */
+  readonly now: Date
+}
+
+/** The `IcalContext` of a call; its clock is read only when a series needs it (or the context is copied to a worker). */
+export function icalContext(ctx: CallContext): IcalContext {
+  return {
+    principal: ctx.principal,
+    urls: ctx.urls,
+    get now() {
+      return ctx.clock.now()
+    },
+  }
+}
+
 /** `UID` of an event: the same in every feed and over time, unique to this site (its `global_id` host and path). */
-export function eventUid(ctx: CallContext, id: number): string {
+export function eventUid(ctx: Pick<CallContext, 'urls'>, id: number): string {
   return `event-${id}@${ctx.urls.globalIdBase}`
 }
 
@@ -69,7 +89,7 @@ function instant(utc: string, zone: string | null): Date {
  * What a VEVENT says of an event row. A password-protected event says only when and what, as in
  * lists, unless `unlocked` (the request gave its password) or the caller may edit it.
  */
-export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false): ICalEventData {
+export function icalEventData(row: EventRow, ctx: IcalContext, unlocked = false): ICalEventData {
   const zone = intlZone(row.timezone) ? row.timezone : null
   const locked = row.password !== null && row.password !== '' && !unlocked && !canEditItem(ctx.principal, row)
   // All-day events are DATE values with an exclusive end (the day after the last day); timed ones
@@ -113,11 +133,11 @@ export function icalEventData(row: EventRow, ctx: CallContext, unlocked = false)
 }
 
 /** One VEVENT, folded at 75 octets (never inside a UTF-8 character), CRLF-terminated. */
-export function veventText(calendar: ICalCalendar, row: EventRow, ctx: CallContext, unlocked = false): string {
+export function veventText(calendar: ICalCalendar, row: EventRow, ctx: IcalContext, unlocked = false): string {
   const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
   // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
   // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
-  const series = row.recurrence && row.recurrence.length > 0 ? seriesLines(row, ctx.clock.now()).map((line) => `${line}\r\n`).join('') : recurrenceId(row)
+  const series = row.recurrence && row.recurrence.length > 0 ? seriesLines(row, ctx.now).map((line) => `${line}\r\n`).join('') : recurrenceId(row)
   return foldLines(series ? text.replace(/END:VEVENT\r\n$/, `${series}END:VEVENT\r\n`) : text)
 }
 

@@ -1,4 +1,4 @@
-import ical, { ICalCalendarMethod, type ICalCalendar } from 'ical-generator'
+import type { ICalCalendar } from 'ical-generator'
 import { sql, type Kysely } from 'kysely'
 import type { CallContext } from '../api/context.js'
 import type { DB } from '../db/generated.js'
@@ -7,8 +7,11 @@ import { eventRelations, RELATION_COLUMNS } from '../events/event.repository.js'
 import type { EventRow } from '../events/event.serializer.js'
 import { pageBound } from '../db/sql-literals.js'
 import { wallFromDb } from '../time/wall-time.js'
-import { veventText } from './ical-event.js'
-import { intlZone, vtimezone } from '../time/vtimezone.js'
+import { icalContext, veventText } from './ical-event.js'
+import { CALENDAR_END, calendarHead, feedEventText, feedText, icalCalendar, timezones, type FeedCalendar, type FeedTextTask, type ZoneYears } from './feed-text.js'
+import { FeedWorkersUnavailable, type FeedWorkers } from './feed-workers.js'
+
+export { icalCalendar, type ZoneYears }
 
 /** Rows read per statement while a feed is built: one page of rows is in memory at a time besides the text. */
 const FEED_PAGE = 500
@@ -34,38 +37,7 @@ async function yieldLoop(): Promise<void> {
 /** `text/calendar` with the charset the iCalendar media type defaults to, said explicitly. */
 export const ICAL_TYPE = 'text/calendar; charset=utf-8'
 
-/** An empty VCALENDAR of this service: PRODID, VERSION, CALSCALE, METHOD:PUBLISH and the calendar's name. */
-export function icalCalendar(name: string, refreshSeconds?: number): ICalCalendar {
-  return ical({
-    prodId: { company: 'cal-events', product: 'Event calendar', language: 'EN' },
-    method: ICalCalendarMethod.PUBLISH,
-    scale: 'GREGORIAN',
-    name,
-    ...(refreshSeconds ? { ttl: refreshSeconds } : {}),
-  })
-}
-
-/** The calendar's own lines, up to where its components go. */
-function calendarHead(calendar: ICalCalendar): string {
-  const text = calendar.toString()
-  return `${text.slice(0, text.lastIndexOf('END:VCALENDAR'))}`
-}
-
-const CALENDAR_END = 'END:VCALENDAR\r\n'
-
-/** A time zone the events use, with the calendar years they cover in it. */
-export interface ZoneYears {
-  zone: string
-  fromYear: number
-  toYear: number
-}
-
 const yearOf = (wall: string) => Number(wallFromDb(wall).slice(0, 4))
-
-/** VTIMEZONE components for the zones of timed events (all-day events are floating dates). */
-function timezones(zones: readonly ZoneYears[]): string {
-  return zones.filter((z) => intlZone(z.zone)).map((z) => vtimezone(z.zone, z.fromYear, z.toYear)).join('')
-}
 
 /**
  * The whole text of a calendar of `rows`, for a single event's file: VCALENDAR, a VTIMEZONE per
@@ -80,7 +52,7 @@ export function calendarText(calendar: ICalCalendar, rows: readonly EventRow[], 
     const to = Math.max(yearOf(row.end_utc) + (row.recurrence ? SERIES_YEARS : 0), known?.toYear ?? -Infinity)
     zones.set(row.timezone, { zone: row.timezone, fromYear: from, toYear: to })
   }
-  return calendarHead(calendar) + timezones([...zones.values()]) + rows.map((r) => veventText(calendar, r, ctx, unlocked)).join('') + CALENDAR_END
+  return calendarHead(calendar) + timezones([...zones.values()]) + rows.map((r) => veventText(calendar, r, icalContext(ctx), unlocked)).join('') + CALENDAR_END
 }
 
 /** Years a series' VTIMEZONE covers past its first occurrence (its rule may run on without end). */
@@ -136,45 +108,102 @@ async function feedPage(db: Kysely<DB>, f: EventListFilters, after: Cursor | und
   return rows as unknown as EventRow[]
 }
 
+/** Builds pieces of a feed's text: in a worker thread when there is one, else on the event loop in slices. */
+class FeedTexts {
+  private sliceStart = performance.now()
+  private inLoop: boolean
+
+  constructor(
+    private readonly calendar: FeedCalendar,
+    private readonly ctx: CallContext,
+    private readonly workers: FeedWorkers | undefined,
+  ) {
+    this.inLoop = workers === undefined
+  }
+
+  /** Restarts the slice clock: the time since was spent waiting (on the database), not working. */
+  waited(): void {
+    this.sliceStart = performance.now()
+  }
+
+  private async slice(): Promise<void> {
+    if (performance.now() - this.sliceStart < SLICE_MS) return
+    await yieldLoop()
+    this.sliceStart = performance.now()
+  }
+
+  /** The text of `task`, from a worker; `undefined` when none could be started (then the caller builds it here). */
+  private async fromWorker(task: FeedTextTask): Promise<string | undefined> {
+    if (this.inLoop) return undefined
+    try {
+      return await this.workers!.text(task)
+    } catch (err) {
+      if (!(err instanceof FeedWorkersUnavailable)) throw err
+      this.inLoop = true
+      return undefined
+    }
+  }
+
+  /** The calendar's lines and the VTIMEZONEs of `zones`. */
+  async head(zones: readonly ZoneYears[]): Promise<string> {
+    const built = await this.fromWorker({ kind: 'head', calendar: this.calendar, zones })
+    if (built !== undefined) return built
+    let head = feedText({ kind: 'head', calendar: this.calendar, zones: [] })
+    for (const zone of zones) {
+      head += timezones([zone])
+      await this.slice()
+    }
+    return head
+  }
+
+  /** The VEVENTs of `rows`. */
+  async events(rows: readonly EventRow[]): Promise<string> {
+    // Only what a VEVENT reads of the call crosses to the worker (it is copied).
+    const ctx = icalContext(this.ctx)
+    const built = await this.fromWorker({ kind: 'events', calendar: this.calendar, rows, ctx })
+    if (built !== undefined) return built
+    let text = ''
+    for (const row of rows) {
+      text += feedEventText(this.calendar, row, ctx)
+      await this.slice()
+    }
+    return text
+  }
+}
+
 /**
  * The whole text of a feed of the events `f` selects, in chunks: the calendar's head and
  * VTIMEZONEs, then the VEVENTs a page at a time, at most `maxEvents`. Built before anything is
  * sent (a failing database is an error response, never a cut one; the build slot is held for the
- * build, not for as long as a slow client reads), in slices of at most about `SLICE_MS` of CPU
- * between which the event loop runs other work.
+ * build, not for as long as a slow client reads). The text is built in a worker thread (`workers`)
+ * while the next page is read; without one, on the event loop in slices of at most about
+ * `SLICE_MS` between which it runs other work.
  */
-export async function buildFeed(calendar: ICalCalendar, f: EventListFilters, ctx: CallContext, maxEvents: number): Promise<string[]> {
+export async function buildFeed(calendar: FeedCalendar, f: EventListFilters, ctx: CallContext, maxEvents: number, workers?: FeedWorkers): Promise<string[]> {
   const db = ctx.db
+  const texts = new FeedTexts(calendar, ctx, workers)
   const zones = await feedZones(db, f)
-  let sliceStart = performance.now()
-  const slice = async () => {
-    if (performance.now() - sliceStart < SLICE_MS) return
-    await yieldLoop()
-    sliceStart = performance.now()
-  }
-  let head = calendarHead(calendar)
-  for (const zone of zones) {
-    head += timezones([zone])
-    await slice()
-  }
-  const chunks = [head]
+  texts.waited()
+  const chunks: Promise<string>[] = [texts.head(zones)]
   let page = await feedPage(db, f, undefined, Math.min(FEED_PAGE, maxEvents))
   let sent = 0
-  sliceStart = performance.now()
   for (;;) {
-    let text = ''
-    for (const row of page) {
-      text += veventText(calendar, row, ctx)
-      await slice()
-    }
+    texts.waited()
+    const text = texts.events(page)
+    // Nothing waits for a page's text but the end: a failure is seen there (and not left unhandled meanwhile).
+    text.catch(() => {})
     chunks.push(text)
     sent += page.length
     const wanted = Math.min(FEED_PAGE, maxEvents - sent)
     if (page.length < FEED_PAGE || wanted <= 0) break
+    // On the event loop, the page's text first (one build's slices at a time); with a worker, the
+    // next page is read while it builds this one, once it finished the one before (two pages of
+    // rows at most in memory, however much faster the database is than the text).
+    await (workers ? chunks[chunks.length - 2] : text)
     page = await feedPage(db, f, cursorOf(page[page.length - 1]!, f), wanted)
-    sliceStart = performance.now()
     if (page.length === 0) break
   }
-  chunks.push(CALENDAR_END)
-  return chunks
+  const built = await Promise.all(chunks)
+  built.push(CALENDAR_END)
+  return built
 }

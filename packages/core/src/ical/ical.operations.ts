@@ -106,8 +106,9 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
         const lastModified = httpDate(Math.max(state.newestEventMs, state.lastChangeMs, moved))
         const etag = feedTag(inputs, state.state)
         if (notModifiedSince(ctx, Date.parse(lastModified))) return notModified(ctx, etag, lastModified)
-        const calendar = icalCalendar(`Events · ${ctx.urls.globalIdBase}`, FEED_REFRESH_SECONDS)
-        const answer: FeedAnswer = { headers: icalHeaders(ctx, 'events', etag, lastModified), chunks: await buildFeed(calendar, filters, ctx, maxEvents) }
+        const calendar = { name: `Events · ${ctx.urls.globalIdBase}`, refreshSeconds: FEED_REFRESH_SECONDS }
+        const chunks = await buildFeed(calendar, filters, ctx, maxEvents, feeds.workers)
+        const answer: FeedAnswer = { headers: icalHeaders(ctx, 'events', etag, lastModified), chunks }
         if (shared) keep(answer)
         return feedAnswer(answer, ctx)
       })
