@@ -298,7 +298,7 @@ function offsetAt(ms: number, zone: string): number {
       .formatToParts(ms)
       .map((p) => [p.type, Number(p.value)]),
   )
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!) - ms
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day, parts.hour, parts.minute, parts.second) - ms
 }
 
 /**

@@ -171,7 +171,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
               record(kind, input.slug, 'updated')
             }
           } else {
-            const created = (await createTerm(kind, input)) as Json
+            const created = await createTerm(kind, input)
             ids[kind].set(Number(term.id), created.id)
             existing.set(created.slug, created)
             record(kind, input.slug, 'created')
@@ -193,12 +193,12 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
 
   async function createTerm(kind: 'categories' | 'tags', input: Json): Promise<Json> {
     try {
-      return (await target[kind].create(input, call)) as Json
+      return await target[kind].create(input, call)
     } catch (err) {
       // Same name at the same level under another slug: that term is this one.
       const termId = err instanceof CalendarError && err.code === 'TERM_EXISTS' ? Number(err.data?.term_id) : NaN
       if (!Number.isInteger(termId)) throw err
-      return (await target[kind].get(termId, call)) as Json
+      return await target[kind].get(termId, call)
     }
   }
 
@@ -248,7 +248,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
       let found: Json | undefined
       if (item.slug) {
         try {
-          found = (await target[kind].getBySlug(str(item.slug), call)) as Json
+          found = await target[kind].getBySlug(str(item.slug), call)
         } catch (err) {
           if (!(err instanceof CalendarError) || (err.code !== 'NO_ROUTE' && !/NOT_FOUND|INVALID|NOT_ACCESSIBLE/.test(err.code))) throw err
         }
@@ -267,7 +267,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
           record(kind, label, 'updated')
         }
       } else {
-        found = (await target[kind].create(input, call)) as Json
+        found = await target[kind].create(input, call)
         record(kind, label, 'created')
       }
       ids[kind].set(Number(item.id), found.id)

@@ -153,5 +153,5 @@ export async function createMetricsRouter(calendar: Calendar, options: MetricsRo
       next(err)
     }
   })
-  return Object.assign(router, { registry: registry as MetricsRegistry, observe })
+  return Object.assign(router, { registry, observe })
 }

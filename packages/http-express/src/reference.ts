@@ -11,6 +11,8 @@ export interface ReferenceRouterOptions {
 async function viewerDir(): Promise<string> {
   try {
     // The one small module of the package that names its folder; its index loads the whole bundle.
+    // `as string`: swagger-ui-dist is an optional peer without types; the compiler must not resolve it.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     const module = (await import('swagger-ui-dist/absolute-path.js' as string)) as { default: () => string }
     return module.default()
   } catch (err) {

@@ -143,7 +143,7 @@ export function createFetchHandler(calendar: Calendar, options: FetchHandlerOpti
     if (request.body) {
       try {
         full.body = await readRequestBody(
-          request.body as unknown as AsyncIterable<Uint8Array>,
+          request.body,
           { contentEncoding: request.headers.get('content-encoding'), contentLength: request.headers.get('content-length') },
           calendar.options.maxBodyBytes,
         )

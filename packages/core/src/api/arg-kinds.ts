@@ -117,7 +117,7 @@ const listInput = z.union([z.array(z.union([z.string(), z.number()])), z.string(
  */
 export function listSchema<T>(item: z.ZodType<T>, options: { allowEmpty?: boolean } = {}): z.ZodType<T[], z.input<typeof listInput>> {
   const items = options.allowEmpty ? z.array(item) : z.array(item).min(1)
-  return listInput.transform((v) => toList(v)).pipe(items) as unknown as z.ZodType<T[], z.input<typeof listInput>>
+  return listInput.transform((v) => toList(v)).pipe(items)
 }
 
 /** An id-or-slug item: a positive integer or a non-empty string; digits beyond int4 name no id. */

@@ -87,7 +87,7 @@ export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string,
 }
 
 function parseDefault(spec: ArgSpec): unknown {
-  const result = (spec.schema as z.ZodType).safeParse(spec.default)
+  const result = spec.schema.safeParse(spec.default)
   return result.success ? result.data : spec.default
 }
 

@@ -52,7 +52,7 @@ export async function ensureUser(db: Kysely<DB>, login: string, role: Role): Pro
   const row = await db.selectFrom('users').select(['id', 'role']).where('login', '=', login).executeTakeFirstOrThrow()
   // Quietly demoting (or promoting) someone because a token was issued in their name is a trap.
   if (row.role !== role) throw new TypeError(`User ${login} exists with role ${row.role}, not ${role}; choose another login.`)
-  return { id: row.id, role: row.role as Role }
+  return { id: row.id, role: row.role }
 }
 
 /** Issues a new random token for a user; the plain token is returned once and never stored. */

@@ -111,7 +111,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
         list: (query, o) => call(ops.list, { query: query as Query }, o),
         get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
         getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
-        create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
+        create: (body, o) => create(ops.create, collection, body, o) as Promise<T>,
         update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
         updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
         delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
@@ -123,7 +123,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
       return {
         list: (query, o) => call(ops.list, { query: query as Query }, o),
         get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
-        create: (body, o) => create(ops.create, collection, body as Body, o) as Promise<T>,
+        create: (body, o) => create(ops.create, collection, body, o) as Promise<T>,
         update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
         delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
       }

@@ -13,6 +13,6 @@ export const calendarTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === TIMESTAMP || oid === TIMESTAMPTZ) return (value: string) => value
     if (oid === INT8) return (value: string) => Number(value)
-    return pg.types.getTypeParser(oid as never, format)
+    return pg.types.getTypeParser(oid, format)
   },
-} as unknown as pg.CustomTypesConfig
+}

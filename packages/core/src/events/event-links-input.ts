@@ -48,7 +48,7 @@ function parseEntry(kind: LinkedKind, value: unknown, param: string): LinkRef | 
       throw new CalendarError(kind.errors.couldNotCreate, `Could not create the ${kind.type}: it has no ${kind.nameField} name.`)
     }
     try {
-      return { create: parseArgs(linkedWriteArgs(kind, true), obj) as LinkedInput }
+      return { create: parseArgs(linkedWriteArgs(kind, true), obj) }
     } catch (err) {
       throw underParam(param, err)
     }

@@ -42,7 +42,7 @@ export function eventSyncSource(ctx: CallContext, filters: EventListFilters): Sy
       // blanking and embedded records as a list page. Series come as series (with `recurrence`):
       // changes are recorded per event row, and occurrences have none (docs/recurrence.md).
       const rows = (await eventListPageQuery(ctx.db, { ...f, include: ids }, { limit: ids.length, offset: 0 }, undefined, true).execute()) as unknown as (EventRow & { id: number | null })[]
-      return new Map(rows.filter((r) => r.id !== null).map((row) => [row.id!, syncItem(row, ctx)]))
+      return new Map(rows.filter((r) => r.id !== null).map((row) => [row.id, syncItem(row, ctx)]))
     },
   }
 }

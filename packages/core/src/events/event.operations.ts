@@ -115,7 +115,7 @@ export function eventOccurrenceReadOperation(variant: VariantConfig) {
       ...(variant.passwordParam ? { password: passwordArg } : {}),
     },
     async prepare(input, ctx) {
-      return { ...(await locate(ctx, { id: input.id as number })), key: input.key as string, password: input.password }
+      return { ...(await locate(ctx, { id: input.id })), key: input.key as string, password: input.password }
     },
     async run({ id, row, key, password }, ctx) {
       if (!row) return notAnEvent(ctx, id)
@@ -228,7 +228,7 @@ export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
     args: declared,
     async prepare(input, ctx) {
-      const found = await locate(ctx, locator === 'id' ? { id: input.id! } : { slug: input.slug! })
+      const found = await locate(ctx, locator === 'id' ? { id: input.id } : { slug: input.slug! })
       const writeInput: EventInput = { ...input }
       if (locator === 'slug') {
         // O-14: the path slug selects the event; a `slug` in the body renames it.

@@ -45,7 +45,7 @@ export function selectEvents(db: Db) {
 
 /** One event with relations, any status; `undefined` when the id is not an event. */
 export async function findEventRow(db: Db, id: number): Promise<EventRow | undefined> {
-  return (await selectEvents(db).where('e.id', '=', id).executeTakeFirst()) as EventRow | undefined
+  return await selectEvents(db).where('e.id', '=', id).executeTakeFirst()
 }
 
 /** What kind of record an id names, for "id of another type" answers. */

@@ -40,7 +40,7 @@ export function eventOccurrenceDeleteOperation() {
   return defineOperation({
     args: { id: idArg, key: keyArg },
     async prepare(input, ctx) {
-      return { ...(await locatePost(ctx, 'events', { id: input.id as number }, findEventRow)), key: input.key as string }
+      return { ...(await locatePost(ctx, 'events', { id: input.id }, findEventRow)), key: input.key as string }
     },
     authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),
     async run({ id, row, key }, ctx) {
@@ -136,7 +136,7 @@ async function keepOverridden(trx: Transaction<DB>, seriesId: number, key: strin
     .where('occurrence_key', '=', key)
     .executeTakeFirst()
   if (Number(marked.numUpdatedRows) === 0) {
-    await trx.insertInto('event_occurrences').values({ ...occurrence, overridden: true, hide_from_listings: true } as any).execute()
+    await trx.insertInto('event_occurrences').values({ ...occurrence, overridden: true, hide_from_listings: true }).execute()
   }
 }
 

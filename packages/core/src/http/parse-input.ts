@@ -24,7 +24,7 @@ export function parseQueryString(raw: string): Record<string, unknown> {
       throw invalidParams({ [safeName(part)]: 'Malformed percent-encoding or invalid UTF-8.' })
     }
   }
-  return qs.parse(raw, QS_OPTIONS) as Record<string, unknown>
+  return qs.parse(raw, QS_OPTIONS)
 }
 
 function safeName(part: string): string {

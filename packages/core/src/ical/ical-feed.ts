@@ -105,7 +105,7 @@ async function feedPage(db: Kysely<DB>, f: EventListFilters, after: Cursor | und
       .select([...RELATION_COLUMNS]),
     f,
   ).execute()
-  return rows as unknown as EventRow[]
+  return rows
 }
 
 /** Builds pieces of a feed's text: in a worker thread when there is one, else on the event loop in slices. */

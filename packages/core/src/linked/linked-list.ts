@@ -39,7 +39,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         eventHidesRelations = !eventContentVisible(ctx.principal, event)
       }
       const filters: LinkedListFilters = {
-        search: (input.search as string | undefined)?.split(/\s+/).filter(Boolean),
+        search: input.search?.split(/\s+/).filter(Boolean),
         eventId: input.event,
         nothing: eventHidesRelations,
         hasEvents: input.has_events,
@@ -64,7 +64,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
       let rows: LinkedRow[] = []
       if (total > 0) {
         const page = orderLinkedList(base.selectAll('p').select((eb) => imageJson(eb, 'p.image_id').as('image')))
-        rows = (await page.limit(pageBound(p.perPage)).offset(pageBound(p.offset)).execute()) as unknown as LinkedRow[]
+        rows = await page.limit(pageBound(p.perPage)).offset(pageBound(p.offset)).execute()
       }
       const urls = listUrls(`${ctx.urls.rest}/${kind.plural}`, ctx.raw.query, p, pages)
       const body = postListBody(kind.plural, rows.map((row) => serializeLinked(kind, row, ctx, false)), urls, total, pages)

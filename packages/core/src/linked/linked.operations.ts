@@ -59,7 +59,7 @@ export function linkedCreateOperation<N extends LinkedKind['type'], D extends Ar
     args: linkedWriteArgs(kind, true),
     async prepare(input, ctx) {
       await checkLinkedInput(ctx.db, kind, input)
-      return input as LinkedInput
+      return input
     },
     authorize(input, ctx) {
       require(ctx.principal, canEditType(ctx.principal))
@@ -81,7 +81,7 @@ export function linkedUpdateOperation<N extends LinkedKind['type'], D extends Ar
     async prepare(input, ctx) {
       const row = await locate(kind, locator, input, ctx)
       await checkLinkedInput(ctx.db, kind, input)
-      return { row, input: input as LinkedInput }
+      return { row, input }
     },
     authorize({ row, input }, ctx) {
       require(ctx.principal, canEditItem(ctx.principal, row))

@@ -32,7 +32,7 @@ export function argJsonSchema(spec: ArgSpec, where: 'query' | 'body'): Json {
   } else if (spec.doc.format === 'date-time') {
     schema = { type: 'string', minLength: 1, maxLength: 200, description: TIME_NOTE }
   } else {
-    const rendered = z.toJSONSchema(spec.schema as z.ZodType, { io: 'output', unrepresentable: 'any' }) as Json
+    const rendered = z.toJSONSchema(spec.schema, { io: 'output', unrepresentable: 'any' }) as Json
     delete rendered.$schema
     schema = isEmptySchema(rendered) ? fromDoc(spec.doc) : rendered
     if (spec.doc.format === 'uri' && schema.type === 'string') {
@@ -42,7 +42,7 @@ export function argJsonSchema(spec: ArgSpec, where: 'query' | 'body'): Json {
     }
   }
   if (spec.default !== undefined && schema.default === undefined) {
-    const parsed = (spec.schema as z.ZodType).safeParse(spec.default)
+    const parsed = spec.schema.safeParse(spec.default)
     schema.default = parsed.success ? parsed.data : spec.default
   }
   if (spec.description) {

@@ -53,7 +53,7 @@ export function checkImageValue(value: unknown, name = 'image'): { clear: true }
       return { url: url.href, extension: url.pathname.split('.').pop()!.toLowerCase() }
     }
   }
-  if (value && typeof value === 'object' && 'id' in value) return checkImageValue((value as { id: unknown }).id, name)
+  if (value && typeof value === 'object' && 'id' in value) return checkImageValue(value.id, name)
   throw invalidParam(name)
 }
 

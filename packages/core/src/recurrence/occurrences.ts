@@ -174,7 +174,7 @@ async function insertRows(db: Db, rows: readonly ReturnType<typeof occurrenceRow
     // An overridden occurrence (an exception) keeps its row; extending twice writes nothing twice.
     await db
       .insertInto('event_occurrences')
-      .values(rows.slice(i, i + ROWS_PER_INSERT) as any)
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
       .onConflict((oc) => oc.columns(['series_id', 'occurrence_key']).doNothing())
       .execute()
   }
@@ -196,7 +196,7 @@ async function readHorizon(db: Db, lock: 'share' | 'update' | undefined): Promis
  * kept equal by the trigger of migration 0012.
  */
 export async function materialiseSeries(trx: Transaction<DB>, id: number, now: Date): Promise<void> {
-  const series = (await trx.selectFrom('events').select([...SERIES_COLUMNS]).where('id', '=', id).executeTakeFirst()) as SeriesRow | undefined
+  const series = await trx.selectFrom('events').select([...SERIES_COLUMNS]).where('id', '=', id).executeTakeFirst()
   await trx.deleteFrom('event_occurrences').where('series_id', '=', id).where('overridden', '=', false).execute()
   if (!series?.recurrence || series.recurrence.length === 0) return
   const stored = await readHorizon(trx, 'share')

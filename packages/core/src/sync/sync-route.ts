@@ -32,7 +32,7 @@ export function syncOperation<A extends ArgsRecord, P extends SyncingPrepared, R
     async prepare(input, ctx) {
       const asked = input as SyncParams
       const walk = asked.sync_token === undefined && asked.sync_page === undefined
-      const prepared = await prepare({ ...input, page: undefined, sync: walk ? true : undefined } as ParsedArgs<A>, ctx)
+      const prepared = await prepare({ ...input, page: undefined, sync: walk ? true : undefined }, ctx)
       return prepared.sync ? { ...prepared, sync: { ...prepared.sync, route } } : prepared
     },
   }
