@@ -10,7 +10,7 @@ import { linkedWriteArgs } from './linked.args.js'
 import { locatePost } from '../posts/locate.js'
 import { findLinkedRow, trashLinked } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
-import { checkLinkedInput, createLinked, updateLinked, type LinkedInput } from './linked.write.js'
+import { checkLinkedInput, createLinked, updateLinked } from './linked.write.js'
 
 /** How a by-id or by-slug route names its venue/organizer. */
 type Locator = 'id' | 'slug'

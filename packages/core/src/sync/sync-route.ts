@@ -1,4 +1,4 @@
-import type { ParsedArgs, ArgsRecord, Operation } from '../api/operation.js'
+import type { ArgsRecord, Operation } from '../api/operation.js'
 import type { SyncParams, SyncRequest } from './sync-walk.js'
 
 // `GET /events/sync` (and `/venues/sync`, `/organizers/sync`): the list's sync walk on a path of
