@@ -14,11 +14,11 @@ import type { FeedWorkerReply, FeedWorkerRequest } from './feed-worker.js'
 /** Raised when no worker could be started (no worker file in this build, no worker_threads): the build goes on in the event loop. */
 export class FeedWorkersUnavailable extends Error {}
 
-/** A small pool of feed-text workers. */
+/** A small pool of feed-text workers (one per process, shared by its calendars). */
 export interface FeedWorkers {
   /** The text of `task`, built in one of the workers (the least busy). */
   text(task: FeedTextTask): Promise<string>
-  /** Stops the workers (the calendar's `close()`); later tasks start new ones. */
+  /** The calendar's `close()`: the last one open stops the workers (later tasks would start new ones). */
   close(): Promise<void>
 }
 
@@ -48,8 +48,8 @@ function spawn(): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}) })`, { eval: true })
 }
 
-/** Creates a pool of `size` workers, started when the first task comes. */
-export function createFeedWorkers(size: number): FeedWorkers {
+/** The process's pool: up to `size` workers, started when tasks come. */
+function createPool(size: () => number): FeedWorkers {
   const threads: Thread[] = []
   let nextId = 1
   let broken = false
@@ -99,7 +99,7 @@ export function createFeedWorkers(size: number): FeedWorkers {
       if (broken) return Promise.reject(new FeedWorkersUnavailable('No feed worker could be started.'))
       let thread: Thread
       try {
-        thread = threads.length < size ? start() : threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
+        thread = threads.length < size() ? start() : threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
       } catch (err) {
         breaks(err instanceof Error ? err.message : String(err))
         return Promise.reject(new FeedWorkersUnavailable(err instanceof Error ? err.message : String(err)))
@@ -114,6 +114,25 @@ export function createFeedWorkers(size: number): FeedWorkers {
     async close() {
       const stopping = threads.splice(0).map((t) => t.worker.terminate())
       await Promise.all(stopping)
+    },
+  }
+}
+
+// One pool per process, whatever number of calendars run in it (`createCalendars` opens many):
+// workers hold no calendar's state. Its size is the largest any open calendar asked for; the last
+// calendar's `close()` stops it.
+const sizes = new Map<symbol, number>()
+const pool = createPool(() => Math.max(0, ...sizes.values()))
+
+/** A calendar's use of the process's pool of feed workers, with `size` workers at most (at least as many if another calendar asked for more). */
+export function createFeedWorkers(size: number): FeedWorkers {
+  const handle = Symbol('feed workers')
+  sizes.set(handle, size)
+  return {
+    text: (task) => pool.text(task),
+    async close() {
+      if (!sizes.delete(handle)) return
+      if (sizes.size === 0) await pool.close()
     },
   }
 }
