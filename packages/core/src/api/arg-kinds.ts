@@ -32,6 +32,29 @@ export interface ArgSpec<T = unknown, I = unknown> {
   readonly openapi?: Record<string, unknown>
   /** Another parameter this one must come with (a coordinate pair); the document states it. */
   readonly with?: string
+  /** What a sent value means to the request pipeline beyond the operation (api/policy.ts). */
+  readonly policy?: ArgPolicy
+}
+
+/**
+ * A parameter's policy, declared with it so that the steps that care read it instead of lists of
+ * names (docs/ARCHITECTURE.md "Request pipeline").
+ */
+export interface ArgPolicy {
+  /**
+   * The hot-read cache (docs/response-cache.md): `uncached`, a request that sends it is never kept
+   * (a counted password guess; a sync walk, whose answer depends on how far the change log was
+   * pruned); `second`, its value may be relative to now or bound the answer to the second, so an
+   * answer that read the clock holds within its second only (else within its minute).
+   */
+  readonly cache?: 'uncached' | 'second'
+  /**
+   * Sync walks (docs/sync.md): `walk`, one of the walk's own parameters (`sync`, `sync_token`,
+   * `sync_page`); `paging`, the list's paging, which a walk replaces with its cursor (neither is a
+   * filter a token is bound to); `refused`, a filter a walk cannot follow exactly (a date window
+   * moves with the clock, which no write records; a filter over another collection's links).
+   */
+  readonly sync?: 'walk' | 'paging' | 'refused'
 }
 
 const INT_MIN = -2147483648

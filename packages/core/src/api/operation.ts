@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { CalendarError, invalidParams } from '../errors.js'
 import type { ArgSpec } from './arg-kinds.js'
 import type { CallContext } from './context.js'
+import type { OperationPolicy } from './policy.js'
 import type { OperationResult } from './result.js'
 
 export type { OperationResult, TextStream } from './result.js'
@@ -33,6 +34,8 @@ export interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>,
    * its own rule); the script API accepts them beside the declared ones.
    */
   readonly readsRaw?: readonly string[]
+  /** What the request pipeline does for it beyond running it: caching, idempotency (api/policy.ts). */
+  readonly policy?: OperationPolicy
   /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
   prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>
   /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */

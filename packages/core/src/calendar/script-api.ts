@@ -1,15 +1,18 @@
-// The script API's resource objects: each call runs an operation through `invoke` as an HTTP
-// request would, on the database a `Using` gives (the calendar's own, or a savepoint in a host's
-// transaction).
+// The script API's resource objects: each call runs the request pipeline's call steps (idempotency,
+// operation) as an HTTP request does, behind a context step of its own instead of the HTTP steps,
+// on the database a `Using` gives (the calendar's own, or a savepoint in a host's transaction).
 import type { Kysely } from 'kysely'
 import { buildCallContext, NAMESPACE } from '../api/context.js'
-import { idempotencyFingerprint, withIdempotencyKey, type IdempotencyClaim } from '../api/idempotency.js'
-import { invoke, type ArgInput, type ArgsRecord, type Operation } from '../api/operation.js'
+import { idempotencyFingerprint, type Fingerprint } from '../api/idempotency.js'
+import type { ArgInput, ArgsRecord, Operation } from '../api/operation.js'
 import { createFeedKey, listFeedKeys, resolveFeedKey, revokeFeedKey } from '../auth/feed-keys.js'
 import { SYSTEM_PRINCIPAL } from '../auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken } from '../auth/tokens.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
+import { idempotencyStep } from '../http/pipeline/idempotency.js'
+import { operationStep } from '../http/pipeline/operation.js'
+import { need, runSteps, type CallExchange, type Step } from '../http/pipeline/step.js'
 import type { HostClient } from '../db/host-pool.js'
 import { hostTransactionDb } from '../db/host-transaction.js'
 import { invalidParams } from '../errors.js'
@@ -29,6 +32,13 @@ type PostOps = Record<'list' | 'get' | 'getBySlug' | 'create' | 'update' | 'upda
 /** The operations behind a `TermResourceApi`. */
 type TermOps = Record<'list' | 'get' | 'create' | 'update' | 'delete', AnyOperation>
 
+/** One script call on its way through its steps. */
+interface ScriptExchange extends CallExchange {
+  readonly raw: RawCall<ArgsRecord>
+  /** The `language` call option (variant B). */
+  readonly language: string | undefined
+}
+
 /** Runs one script call on a database: the calendar's own, or a savepoint in a host's transaction. */
 export type Using = <T>(fn: (db: Kysely<DB>) => Promise<T>) => Promise<T>
 
@@ -46,20 +56,37 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
   const { events, venues, organizers, categories, tags, ical, discovery } = operations
   const ns = `/${NAMESPACE}`
 
-  async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotency?: IdempotencyClaim) {
-    if (!op) throw new TypeError('This operation is not available.')
-    const query = (raw.query ?? {}) as Query
-    const body = (raw.body ?? {}) as Body
-    // Over HTTP an unknown parameter has no effect (CONTRACT 1.1); from a script it is a typo.
-    const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name) && !op.readsRaw?.includes(name))
-    if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+  /**
+   * The script API's front door, in place of the HTTP steps: the parameters as given (an unknown
+   * name is a typo: a 400, where over HTTP it has no effect, CONTRACT 1.1) and the call's context.
+   */
+  const scriptContext: Step<ScriptExchange> = {
+    name: 'script context',
+    async run(x, next) {
+      const op = x.operation
+      if (!op) throw new TypeError('This operation is not available.')
+      const query = (x.raw.query ?? {}) as Query
+      const body = (x.raw.body ?? {}) as Body
+      const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name) && !op.readsRaw?.includes(name))
+      if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+      const source = { principal: x.principal, raw: { path: x.raw.path ?? {}, query, body }, language: x.language, origin: options.publicBaseUrl }
+      const { ctx, params } = buildCallContext(source, options, x.db)
+      // On the calendar's own database, also for a call in a host's transaction: the horizon it
+      // moves must not roll back with the host.
+      await host.ready()
+      x.ctx = ctx
+      x.params = params
+      await next()
+    },
+  }
+  /** A script call's steps: the request pipeline's call steps around the script's own context step. */
+  const steps: readonly Step<ScriptExchange>[] = [idempotencyStep, scriptContext, operationStep]
+
+  async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotencyKey?: { key: string; fingerprint: Fingerprint }) {
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
-    const source = { principal, raw: { path: raw.path ?? {}, query, body }, language: opts.language, origin: options.publicBaseUrl }
-    const { ctx, params } = buildCallContext(source, options, db)
-    // On the calendar's own database, also for a call in a host's transaction: the horizon it
-    // moves must not roll back with the host.
-    await host.ready()
-    return invoke(op, params, idempotency ? { ...ctx, idempotency } : ctx)
+    const x: ScriptExchange = { db, principal, operation: op, raw: raw as RawCall<ArgsRecord>, language: opts.language, idempotencyKey }
+    await runSteps(steps, x)
+    return need(x.result, 'the result')
   }
 
   /** The script services, each call run by `using` on the database it is given (`withTransaction`: the host's transaction). */
@@ -71,13 +98,10 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
     /** A create; with a key, run once per caller and key as over HTTP (`POST` of the same path and body). */
     async function create(op: Operation<any, any, any> | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<Json> {
       const { idempotencyKey: key, ...callOpts } = opts
-      const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
-      if (key === undefined || !principal) return call(op, { body }, callOpts)
-      const fingerprint = idempotencyFingerprint('POST', `${ns}/${collection}`, body)
-      return using(async (db) => {
-        const result = await withIdempotencyKey(db, principal.id, key, fingerprint, (idempotency) => callRaw(db, op, { body }, callOpts, idempotency))
-        return result.body as Json
-      })
+      if (key === undefined) return call(op, { body }, callOpts)
+      // The same key and fingerprint as a `POST` of the same path and body over HTTP.
+      const asked = { key, fingerprint: idempotencyFingerprint('POST', `${ns}/${collection}`, body) }
+      return using(async (db) => (await callRaw(db, op, { body }, callOpts, asked)).body as Json)
     }
 
     /** A call whose answer is text (`stream`), joined; `key` (a feed key) makes the key's user the caller. */

@@ -18,8 +18,8 @@ import { farOccurrences } from '../recurrence/far-occurrences.js'
 import type { SeriesRow } from '../recurrence/occurrences.js'
 import type { DateBounds } from './event-list-bounds.js'
 import { checkStatusFilter } from '../posts/visibility.js'
-import { EVENT_DATE_PARAMS, eventSyncFilters, eventSyncSource } from './event-sync.js'
-import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
+import { eventSyncFilters, eventSyncSource } from './event-sync.js'
+import { syncPage, syncRequest, type SyncRequest, syncRefusedParams } from '../sync/sync-walk.js'
 
 type ListArgs = ParsedArgs<ReturnType<typeof eventListArgs>>
 
@@ -58,8 +58,11 @@ async function requireIds(
 
 /** `GET /events`. */
 export function eventListOperation(variant: VariantConfig) {
+  const declared = eventListArgs(variant)
+  // The date window's parameters, as declared (`ArgPolicy.sync`): a sync walk refuses them.
+  const windowParams = syncRefusedParams(declared)
   return defineOperation({
-    args: eventListArgs(variant),
+    args: declared,
     async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters; sync?: SyncRequest }> {
       const db = ctx.db
       checkStatusFilter(ctx.principal, input.status)
@@ -95,8 +98,8 @@ export function eventListOperation(variant: VariantConfig) {
         language,
       }
       if (input.post_parent !== undefined) await requireIds(ctx, 'events', [input.post_parent], 'post_parent', false)
-      const refused = EVENT_DATE_PARAMS.filter((name) => name in ctx.raw.query)
-      const sync = await syncRequest(ctx, 'events', input, refused, eventSyncFilters(filters))
+      const refused = windowParams.filter((name) => name in ctx.raw.query)
+      const sync = await syncRequest(ctx, 'events', input, refused, eventSyncFilters(filters), declared)
       return { input, filters, sync }
     },
     async run({ input, filters, sync }, ctx) {
@@ -104,7 +107,7 @@ export function eventListOperation(variant: VariantConfig) {
       if (sync) return syncPage(ctx, sync, p.perPage, eventSyncSource(ctx, filters))
       const window = utcWindow(filters.bounds, filters.frame)
       // Past the stored horizon, the open-ended series' occurrences are computed for this request.
-      const dateParams = EVENT_DATE_PARAMS.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
+      const dateParams = windowParams.filter((name) => name !== 'strict_dates' && name in ctx.raw.query)
       const seriesOf = async (untilUtc: string) => (await openEndedSeriesQuery(ctx.db, filters, untilUtc).execute()) as SeriesRow[]
       const computed = window && (await farOccurrences(ctx.db, seriesOf, window, dateParams, ctx.clock.now()))
       // One statement: the page and its total; the total is recounted only when the calendar

@@ -3,9 +3,6 @@ import { eventListPageQuery, eventListQuery, type EventListFilters } from './eve
 import { serializeEvent, serializeException, type EventRow } from './event.serializer.js'
 import type { SyncSource } from '../sync/sync-walk.js'
 
-/** Date parameters a sync walk refuses: the list's window moves with the clock, which no write records. */
-export const EVENT_DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates']
-
 /**
  * The filters of an event sync walk: the request's, over every date. An event's representation
  * embeds its venue, organizers, terms and image, so a change to one of those reports the events

@@ -1,18 +1,28 @@
 import { z } from 'zod'
-import { arg, args, MAX_TEXT, toList } from '../api/arg-kinds.js'
+import { arg, args, MAX_TEXT, toList, type ArgPolicy } from '../api/arg-kinds.js'
 import { LIMITS } from '../shared/limits.js'
 import { WRITABLE_STATUSES } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
 import { imageArg, statusListArg } from '../posts/post-args.js'
 import { syncListArgs } from '../sync/sync.args.js'
 
+/**
+ * A date bound of the list: relative to now or exact to the second (the hot-read cache keeps an
+ * answer that read the clock within its second), and refused by sync walks, which cover every date.
+ */
+const WINDOW: ArgPolicy = { cache: 'second', sync: 'refused' }
+
+/** The list's paging, which a sync walk replaces with its cursor. */
+const PAGING: ArgPolicy = { sync: 'paging' }
+
 /** Query parameters of `GET /events` in both variants (SPEC, CONTRACT 6.1). */
 function commonListArgs(variant: VariantConfig) {
   return {
-    page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
-    per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).' }),
-    start_date: args.time({ description: 'Events starting on or after this date.' }),
+    page: args.posint({ default: 1, description: 'Page of the archive to return.', policy: PAGING }),
+    per_page: args.posint({ default: variant.perPageDefault, description: 'Events per page (at most 50).', policy: PAGING }),
+    start_date: args.time({ description: 'Events starting on or after this date.', policy: WINDOW }),
     end_date: args.time({
+      policy: WINDOW,
       description:
         'Events ending on or before this date. In the event list, occurrences of open-ended series past the stored span (36 months ahead) ' +
         'are computed for the request: a window holding more than 5,000 of them is a 400 naming the date parameters.',
@@ -36,11 +46,12 @@ function commonListArgs(variant: VariantConfig) {
 /** Query parameters of `GET /events` in variant B only. */
 function boundsListArgs() {
   return {
-    starts_before: args.time({ description: 'Events starting before the date.' }),
-    starts_after: args.time({ description: 'Events starting after the date.' }),
-    ends_before: args.time({ description: 'Events ending before the date.' }),
-    ends_after: args.time({ description: 'Events ending after the date.' }),
+    starts_before: args.time({ description: 'Events starting before the date.', policy: WINDOW }),
+    starts_after: args.time({ description: 'Events starting after the date.', policy: WINDOW }),
+    ends_before: args.time({ description: 'Events ending before the date.', policy: WINDOW }),
+    ends_after: args.time({ description: 'Events ending after the date.', policy: WINDOW }),
     strict_dates: args.nestr({
+      policy: WINDOW,
       default: 'false',
       description: 'Apply dates at the exact times given: 1, true, yes or on (any case); any other value is false.',
       openapi: { type: 'boolean', default: false },

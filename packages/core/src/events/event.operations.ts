@@ -22,7 +22,8 @@ type Locator = 'id' | 'slug'
 
 const idArg = args.int({ required: true, description: 'Unique identifier for the event.' })
 const slugArg = args.nestr({ required: true, description: 'Slug of the event.' })
-const passwordArg = args.nestr({ description: "The event's password." })
+// A guess is counted per client and event: a request that sends one is never answered from the cache.
+const passwordArg = args.nestr({ description: "The event's password.", policy: { cache: 'uncached' } })
 
 /** The parameters that name one event: `id` or `slug`, and `password` where variant B reads one. */
 type LocatorArgs = {
@@ -206,6 +207,8 @@ function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
 /** POST /events (CONTRACT 10). */
 export function eventCreateOperation() {
   return defineOperation({
+    // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
+    policy: { idempotent: true },
     args: eventWriteArgs(true),
     async prepare(input, ctx) {
       return planEventWrite(ctx.db, input, undefined, ctx)

@@ -4,7 +4,6 @@ import { postLock, type ItemLock, type ItemWrite } from '../http/preconditions.j
 import type { EndpointDoc } from '../http/routes.js'
 import { EventSchema } from '../openapi/wire-schemas.js'
 import { wallFromDb } from '../time/wall-time.js'
-import { EVENT_DATE_PARAMS } from './event-sync.js'
 import { syncOperation } from '../sync/sync-route.js'
 import { eventListOperation } from './event-list.js'
 import {
@@ -23,7 +22,7 @@ export function eventOperations(variant: VariantConfig) {
   return {
     list,
     /** `GET /events/sync`: the list's sync walk on its own path. */
-    sync: syncOperation(list, EVENT_DATE_PARAMS, 'events/sync'),
+    sync: syncOperation(list, 'events/sync'),
     create: eventCreateOperation(),
     get: eventReadOperation('id', variant),
     getBySlug: eventReadOperation('slug', variant),

@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants as zlibConstants, deflateSync, gzipSync } from 'node:zlib'
 import type { Kysely } from 'kysely'
 import type { RequestClock } from '../api/context.js'
+import type { CacheRules } from '../api/policy.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
 import { checkChanges, takePoint, type ChangePoint } from '../changes/change-log.js'
 import type { DB } from '../db/generated.js'
@@ -29,16 +30,6 @@ import type { CalendarResponse } from './request.js'
 
 /** Per-entry bookkeeping counted against `maxBytes` besides the text (key, headers object, point). */
 const ENTRY_OVERHEAD = 512
-
-/** Parameters whose values may be relative to now, or make a bound exact to the second. */
-const SECOND_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates', 'only_with_upcoming']
-
-/**
- * Requests never kept: a `password` guess is counted per client (event.operations.ts); a sync answer
- * also depends on how far the change log was pruned (410 for a token older than that), which a
- * prune changes without a log row the check could see.
- */
-const BYPASS_PARAMS = ['password', 'sync', 'sync_token', 'sync_page']
 
 const MINUTE_MS = 60_000
 const SECOND_MS = 1000
@@ -103,8 +94,13 @@ export interface CacheKeyParts {
 
 /** The hot-read cache of one calendar. */
 export interface ResponseCache {
-  /** The slot of an anonymous GET/HEAD, or `undefined` when such a request is never kept. */
-  slot(parts: CacheKeyParts, params: Record<string, unknown>): CacheSlot | undefined
+  /**
+   * The slot of an anonymous GET/HEAD, or `undefined` when such a request is never kept. `params`:
+   * the query as sent; `rules`: what the operation declares (api/policy.ts): the parameters that
+   * make a request never kept (a counted password guess, a sync walk) and those that bound an
+   * answer that read the clock to its second (relative dates, exact bounds).
+   */
+  slot(parts: CacheKeyParts, params: Record<string, unknown>, rules: CacheRules): CacheSlot | undefined
   /**
    * The kept answer of an anonymous GET/HEAD when there is one and no change since (one shared
    * check, as for `slot`), else `undefined`: nothing is kept or counted, the request takes the full path.
@@ -304,10 +300,10 @@ export function createResponseCache(
       if (!entry) return undefined
       return validator.next().then(() => (valid(key, entry) ? kept(entry) : undefined))
     },
-    slot(parts, params) {
-      if (BYPASS_PARAMS.some((name) => params[name] !== undefined)) return undefined
+    slot(parts, params, rules) {
+      if (rules.never || rules.uncachedWith.some((name) => params[name] !== undefined)) return undefined
       const key = keyFor(parts)
-      const secondGrained = SECOND_PARAMS.some((name) => params[name] !== undefined)
+      const secondGrained = rules.secondWith.some((name) => params[name] !== undefined)
       let point: Check | undefined
       return {
         async fresh(ifNoneMatch) {

@@ -36,8 +36,6 @@ export interface Endpoint {
   readonly operation: Operation<any, any, any>
   /** What the OpenAPI document says about it, beyond what the built-in resources derive. */
   readonly doc?: EndpointDoc
-  /** A create: answers to an `Idempotency-Key` are kept and replayed (http/idempotency.ts). */
-  readonly idempotent?: boolean
   /** A create, update or delete of one item: `ETag` on its answer, `If-Match` honoured (http/preconditions.ts). */
   readonly item?: ItemWrite
   /**
@@ -45,8 +43,6 @@ export interface Endpoint {
    * Every other endpoint refuses a feed key with the unknown token's 401.
    */
   readonly feedKey?: boolean
-  /** A sync walk (`…/sync`): its answers depend on the moment asked and are never kept. */
-  readonly sync?: boolean
 }
 
 /** One route of the table, in registration order (the root descriptor lists them so). */
@@ -65,7 +61,7 @@ export function collectionRoute(path: string, list: Endpoint['operation'], creat
     path,
     endpoints: [
       { methods: ['GET'], operation: list },
-      { methods: ['POST'], operation: create, idempotent: true, ...(read ? { item: { write: 'create', read } } : {}) },
+      { methods: ['POST'], operation: create, ...(read ? { item: { write: 'create', read } } : {}) },
     ],
   }
 }
@@ -121,7 +117,7 @@ export function postRoutes(collection: string, ops: PostOperations, table: 'even
  * walk on its own path. Never kept by the hot-read cache, like any sync answer.
  */
 export function syncRoutes(collections: readonly { path: string; sync: Op }[]): RouteDef[] {
-  return collections.map(({ path, sync }) => ({ pattern: `${path}/sync`, path: `${path}/sync`, endpoints: [{ methods: ['GET'], operation: sync, sync: true }] }))
+  return collections.map(({ path, sync }) => ({ pattern: `${path}/sync`, path: `${path}/sync`, endpoints: [{ methods: ['GET'], operation: sync }] }))
 }
 
 /** A compiled route: the pattern as a regular expression with named groups. */

@@ -82,6 +82,8 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
   const list = eventListOperation(variant)
   const { maxEvents } = feeds.options
   return defineOperation({
+    // Streamed text with validators of its own (the kept feeds of feed-builds.ts), never in the hot-read cache.
+    policy: { cache: 'never' },
     args: feedArgs(variant),
     async prepare(input, ctx) {
       // The list's own rules: same 400s, same visibility, same default window.
@@ -120,6 +122,7 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
 export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfig) {
   const read = eventReadOperation(locator, variant)
   return defineOperation({
+    policy: { cache: 'never' },
     args: { ...read.args, key: keyArg } as ArgsRecord,
     prepare: read.prepare as NonNullable<Operation['prepare']>,
     async run(prepared, ctx): Promise<OperationResult<undefined>> {

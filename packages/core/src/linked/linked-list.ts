@@ -24,8 +24,9 @@ type ListArgs = ParsedArgs<ReturnType<typeof linkedListArgs>>
  * A page costs one count and one page query whatever its size; images come back as JSON columns.
  */
 export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
+  const declared = linkedListArgs(kind, variant)
   return defineOperation({
-    args: linkedListArgs(kind, variant),
+    args: declared,
     async prepare(input, ctx): Promise<{ input: ListArgs; filters: LinkedListFilters; sync?: SyncRequest }> {
       if (input.search !== undefined && typeof input.search !== 'string') {
         throw new CalendarError('BAD_SEARCH_STRING', 'The search string must be a string.')
@@ -49,7 +50,7 @@ export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
         scope: listScope(ctx.principal),
         editScope: editScope(ctx.principal),
       }
-      const sync = await syncRequest(ctx, kind.plural, input, linkedSyncRefused(input), filters)
+      const sync = await syncRequest(ctx, kind.plural, input, linkedSyncRefused(input), filters, declared)
       return { input, filters, sync }
     },
     async run({ input, filters, sync }, ctx) {

@@ -5,9 +5,6 @@ import { imageJson, linkedDb } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
 import type { SyncSource } from '../sync/sync-walk.js'
 
-/** The venue/organizer list parameters a sync walk refuses (below), by name. */
-export const LINKED_SYNC_REFUSED = ['event', 'has_events', 'only_with_upcoming'] as const
-
 /**
  * Venue/organizer parameters a sync walk refuses: they select by events, whose writes are recorded
  * against the event, so a venue entering or leaving such a set would go unreported.

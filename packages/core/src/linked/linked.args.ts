@@ -40,12 +40,18 @@ const searchArg: ArgSpec<unknown> = arg(z.unknown().refine((v) => v !== ''), { t
 /** Query parameters of `GET /venues` and `GET /organizers` (SPEC, CONTRACT 7). */
 export function linkedListArgs(kind: LinkedKind, variant: VariantConfig) {
   return {
-    page: args.posint({ default: 1, description: 'Page of the archive to return.' }),
-    per_page: args.posint({ default: variant.perPageDefault, description: `${kind.plural} per page (at most 50).` }),
+    page: args.posint({ default: 1, description: 'Page of the archive to return.', policy: { sync: 'paging' } }),
+    per_page: args.posint({ default: variant.perPageDefault, description: `${kind.plural} per page (at most 50).`, policy: { sync: 'paging' } }),
     search: { ...searchArg, description: `${kind.plural} whose name, description or details contain every word (any order).` },
-    event: args.int({ description: `Only the ${kind.plural} of this event.` }),
-    has_events: args.truthy({ description: `${kind.plural} linked (or, when false, not linked) to a non-draft event.` }),
-    only_with_upcoming: args.truthy({ default: false, description: `Only ${kind.plural} linked to an upcoming event the caller could see in the event list.` }),
+    // Filters by events, whose writes are recorded against the event: a sync walk refuses them.
+    event: args.int({ description: `Only the ${kind.plural} of this event.`, policy: { sync: 'refused' } }),
+    has_events: args.truthy({ description: `${kind.plural} linked (or, when false, not linked) to a non-draft event.`, policy: { sync: 'refused' } }),
+    // "Upcoming" moves with the clock, to the second.
+    only_with_upcoming: args.truthy({
+      default: false,
+      description: `Only ${kind.plural} linked to an upcoming event the caller could see in the event list.`,
+      policy: { cache: 'second', sync: 'refused' },
+    }),
     status: { ...statusListArg, description: `${kind.type} post statuses.` },
     ...syncListArgs(kind.plural),
   }

@@ -56,6 +56,8 @@ export function linkedReadOperation(kind: LinkedKind, locator: Locator) {
 /** POST /venues, /organizers: create, or reuse a same-named record (CONTRACT 11.2). */
 export function linkedCreateOperation<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>) {
   return defineOperation({
+    // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
+    policy: { idempotent: true },
     args: linkedWriteArgs(kind, true),
     async prepare(input, ctx) {
       await checkLinkedInput(ctx.db, kind, input)

@@ -2,7 +2,6 @@ import type { VariantConfig } from '../config/variants.js'
 import { postRoutes, type PostOperations, type RouteDef } from '../http/routes.js'
 import type { ArgsRecord } from '../api/operation.js'
 import type { LinkedKind } from './kinds.js'
-import { LINKED_SYNC_REFUSED } from './linked-sync.js'
 import { syncOperation } from '../sync/sync-route.js'
 import { linkedListOperation } from './linked-list.js'
 import {
@@ -18,7 +17,7 @@ export function linkedOperations<N extends LinkedKind['type'], D extends ArgsRec
   return {
     list,
     /** `GET /venues/sync` or `/organizers/sync`: the list's sync walk on its own path. */
-    sync: syncOperation(list, LINKED_SYNC_REFUSED, `${kind.plural}/sync`),
+    sync: syncOperation(list, `${kind.plural}/sync`),
     create: linkedCreateOperation(kind),
     get: linkedReadOperation(kind, 'id'),
     getBySlug: linkedReadOperation(kind, 'slug'),

@@ -294,7 +294,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           description: args[name]?.description ?? `The ${name}.`,
           schema: PATH_PARAM_SCHEMAS[name] ?? { type: 'string' },
         }))
-        if (endpoint.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAM)
+        if (endpoint.operation.policy?.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAM)
         if (doc.success?.headers?.includes('validators')) parameters.push(...CONDITIONAL_PARAMS)
         const conditional = endpoint.item !== undefined && endpoint.item.write !== 'create'
         // Feeds that answer 304 themselves (`validators`) declare their own headers.
@@ -348,7 +348,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
           responses: {
             ...successResponse(doc, tag),
             ...(jsonRead ? NOT_MODIFIED_RESPONSE : {}),
-            ...errorResponses(errorCodes(doc, method, args, pathParams, Boolean(endpoint.idempotent), conditional)),
+            ...errorResponses(errorCodes(doc, method, args, pathParams, Boolean(endpoint.operation.policy?.idempotent), conditional)),
           },
         }
       }

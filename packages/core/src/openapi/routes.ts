@@ -13,7 +13,9 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
   // each answer swaps in its own server (a copy per distinct Host grew without bound).
   let document: Record<string, unknown> | undefined
   return {
+    // Neither reads data: a cache check would cost more than answering them.
     root: defineOperation({
+      policy: { cache: 'never' },
       args: {
         // Any other namespace is a 404 (rest_invalid_namespace), not a 400: the document lists the one value.
         namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE, openapi: { type: 'string', enum: [NAMESPACE] } }),
@@ -30,6 +32,7 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
       },
     }),
     doc: defineOperation({
+      policy: { cache: 'never' },
       args: {},
       async run(_input, ctx) {
         document ??= buildOpenApiDocument(routes(), ctx.urls, `/${NAMESPACE}`)

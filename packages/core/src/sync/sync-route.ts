@@ -1,5 +1,5 @@
 import type { ArgsRecord, Operation } from '../api/operation.js'
-import type { SyncParams, SyncRequest } from './sync-walk.js'
+import { syncRefusedParams, type SyncParams, type SyncRequest } from './sync-walk.js'
 
 // `GET /events/sync` (and `/venues/sync`, `/organizers/sync`): the list's sync walk on a path of
 // its own, so that the document can give it its own answer (items and tombstones) and the list
@@ -15,19 +15,21 @@ interface SyncingPrepared {
 
 /**
  * The list operation as its `…/sync` route serves it: the list's parameters but the ones a walk
- * refuses (`refused`: date windows, filters over other collections), a full walk when neither
+ * refuses (declared so: date windows, filters over other collections), a full walk when neither
  * `sync_token` nor `sync_page` is given, and `next_rest_url`s that stay on `route`.
  */
 export function syncOperation<A extends ArgsRecord, P extends SyncingPrepared, R>(
   list: Operation<A, P, R>,
-  refused: readonly string[],
   route: string,
 ): Operation<A, P, R> {
+  const refused = syncRefusedParams(list.args)
   const args = Object.fromEntries(Object.entries(list.args).filter(([name]) => !LIST_ONLY.includes(name) && !refused.includes(name))) as A
   const prepare = list.prepare
   if (!prepare) throw new TypeError('A syncing list prepares its sync request.')
   return {
     ...list,
+    // A walk's answer depends on how far the change log was pruned: never kept.
+    policy: { ...list.policy, cache: 'never' },
     args,
     async prepare(input, ctx) {
       const asked = input as SyncParams

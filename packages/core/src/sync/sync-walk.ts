@@ -1,5 +1,7 @@
 import { sql, type Compilable, type Expression } from 'kysely'
+import type { ArgPolicy } from '../api/arg-kinds.js'
 import type { CallContext } from '../api/context.js'
+import { paramsWith } from '../api/policy.js'
 import type { ChangePoint } from '../changes/change-log.js'
 import { invalidParams } from '../errors.js'
 import { visibilityKey } from '../http/conditional.js'
@@ -28,15 +30,27 @@ export interface SyncRequest {
   state?: SyncState
   /** Path under the REST root the walk's links stay on (`events/sync`); the list's own by default. */
   route?: string
+  /** The list's parameters that are the walk's own or paging, not filters (from its declarations). */
+  machinery: ReadonlySet<string>
 }
 
-/** Parameters that are part of the sync machinery, not of the filter set. */
-const SYNC_NAMES = new Set(['page', 'per_page', 'sync', 'sync_token', 'sync_page'])
+/** A list's declared parameters, as far as sync walks go (`ArgPolicy.sync`). */
+export type SyncDeclared = Readonly<Record<string, { readonly policy?: ArgPolicy }>>
+
+/** The parameters that are part of the sync machinery (the walk's own and the list's paging), not of the filter set. */
+function machinery(declared: SyncDeclared): Set<string> {
+  return new Set([...paramsWith(declared, 'sync', 'walk'), ...paramsWith(declared, 'sync', 'paging')])
+}
+
+/** The names of declared filters a sync walk refuses (`ArgPolicy.sync`: date windows, filters over other collections). */
+export function syncRefusedParams(declared: SyncDeclared): string[] {
+  return paramsWith(declared, 'sync', 'refused')
+}
 
 /** The filter parameters as the client sent them, in a stable order (what a token is bound to). */
-function sentFilters(ctx: CallContext): [string, unknown][] {
+function sentFilters(ctx: CallContext, skip: ReadonlySet<string>): [string, unknown][] {
   return Object.entries(ctx.raw.query)
-    .filter(([name]) => !SYNC_NAMES.has(name))
+    .filter(([name]) => !skip.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
@@ -44,6 +58,7 @@ function sentFilters(ctx: CallContext): [string, unknown][] {
  * The sync request of a list call, checked (400s and 410s), or `undefined` when it asks for none.
  * `refused`: parameters the caller sent that sync walks cannot follow exactly (a moving date
  * window, filters on other collections' links). `resolved`: the filters as the list applies them.
+ * `declared`: the list's parameters, whose policies say which are the walk's own.
  */
 export async function syncRequest(
   ctx: CallContext,
@@ -51,6 +66,7 @@ export async function syncRequest(
   input: SyncParams,
   refused: readonly string[],
   resolved: unknown,
+  declared: SyncDeclared,
 ): Promise<SyncRequest | undefined> {
   const asked = [input.sync === true && 'sync', input.sync_token !== undefined && 'sync_token', input.sync_page !== undefined && 'sync_page'].filter(
     (name): name is string => typeof name === 'string',
@@ -61,22 +77,23 @@ export async function syncRequest(
   if (input.page !== undefined && input.page !== 1) failures.page = 'A sync walk continues with its next_rest_url (sync_page), not with page numbers.'
   for (const name of refused) failures[name] = 'Not available with sync: a sync walk covers every date and filters only on the items themselves.'
   if (Object.keys(failures).length > 0) throw invalidParams(failures)
+  const skip = machinery(declared)
   const binding: SyncBinding = {
     c: collection,
     u: ctx.principal?.id ?? 0,
     v: visibilityKey(ctx.principal),
-    f: filterHash(sentFilters(ctx)),
+    f: filterHash(sentFilters(ctx, skip)),
     g: filterHash(resolved),
   }
   const text = input.sync_token ?? input.sync_page
-  if (text === undefined) return { binding }
+  if (text === undefined) return { binding, machinery: skip }
   const state = await openSyncState(ctx.db, text)
   // A cursor is not a token and the other way round: each only works where it was handed out.
   if ((state.k === 't') !== (input.sync_token !== undefined)) {
     throw invalidParams({ [asked[0]!]: input.sync_token !== undefined ? 'This is a sync_page cursor, not a sync token.' : 'This is a sync token, not a sync_page cursor.' })
   }
   checkBinding(state, binding)
-  return { binding, state }
+  return { binding, state, machinery: skip }
 }
 
 /** How a collection takes part in a walk. */
@@ -161,7 +178,7 @@ export async function syncPage(
   const pages = totalPages(found.total, perPage)
   const collection = `${ctx.urls.rest}/${request.route ?? binding.c}`
   const p = { page: 1, perPage, offset: 0 }
-  const filters = Object.fromEntries(sentFilters(ctx))
+  const filters = Object.fromEntries(sentFilters(ctx, request.machinery))
   const urls = {
     rest_url: listUrls(collection, ctx.raw.query, p, 1).rest_url,
     next_rest_url: cursor ? listUrls(collection, { ...filters, sync_page: await signSyncState(ctx.db, cursor) }, p, 1).rest_url : undefined,

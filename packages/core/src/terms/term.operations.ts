@@ -40,6 +40,8 @@ export function termReadOperation(taxonomy: Taxonomy) {
 /** `POST /categories` or `/tags` (CONTRACT 12): 201, the Term and a `Location` header. */
 export function termCreateOperation(taxonomy: Taxonomy) {
   return defineOperation({
+    // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
+    policy: { idempotent: true },
     args: termWriteArgs(taxonomy, true),
     readsRaw: ['parent'],
     async prepare(input, ctx) {

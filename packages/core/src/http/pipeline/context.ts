@@ -22,7 +22,7 @@ export function contextStep(options: ResolvedOptions): Step<HttpExchange> {
       const { ctx, params } = buildCallContext(source, options, x.db)
       x.ctx = ctx
       x.params = params
-      const key = need(x.endpoint, 'the endpoint').idempotent && principal ? header(request, 'idempotency-key') : undefined
+      const key = need(x.operation, 'the operation').policy?.idempotent && principal ? header(request, 'idempotency-key') : undefined
       if (key !== undefined) x.idempotencyKey = { key, fingerprint: idempotencyFingerprint(method, x.path, body) }
       await next()
     },

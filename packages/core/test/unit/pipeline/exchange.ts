@@ -20,7 +20,7 @@ export const ROUTES = [
     path: `${ROOT}/things`,
     endpoints: [
       { methods: ['GET'], operation: answering([]) },
-      { methods: ['POST'], operation: answering({ id: 1 }), idempotent: true },
+      { methods: ['POST'], operation: answering({ id: 1 }) },
     ],
   }),
   compileRoute({ pattern: `${ROOT}/things/(?P<id>\\d+)`, path: `${ROOT}/things/:id`, endpoints: [{ methods: ['GET'], operation: answering({ id: 1 }) }] }),

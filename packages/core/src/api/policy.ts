@@ -1,0 +1,48 @@
+import type { ArgPolicy } from './arg-kinds.js'
+
+// Policies as data (issue 30 item 1): what the request pipeline's steps do for an operation is
+// declared with the operation (`Operation.policy`) and with its parameters (`ArgSpec.policy`); the
+// steps and the sync walks read these declarations, never lists of resource parameter names.
+
+/** An operation's own policies, beside its parameters'. */
+export interface OperationPolicy {
+  /**
+   * `never`: the hot-read cache never keeps its answers: they read no data (the root descriptor,
+   * `/doc`), are streamed text (feeds) or depend on more than the data (sync walks: how far the
+   * change log was pruned). Otherwise an anonymous GET answered 200 with JSON may be kept.
+   */
+  readonly cache?: 'never'
+  /** A create: an `Idempotency-Key` (or the script API's `idempotencyKey`) makes a retry return the first answer. */
+  readonly idempotent?: boolean
+}
+
+/** Declared parameters, as far as policies go. */
+type Declared = Readonly<Record<string, { readonly policy?: ArgPolicy }>>
+
+/** The declared parameters whose policy sets `key` to `value`. */
+export function paramsWith<K extends keyof ArgPolicy>(args: Declared, key: K, value: NonNullable<ArgPolicy[K]>): string[] {
+  return Object.entries(args).filter(([, spec]) => spec.policy?.[key] === value).map(([name]) => name)
+}
+
+/** What the hot-read cache reads of an operation. */
+export interface CacheRules {
+  /** Never kept (`OperationPolicy.cache`). */
+  readonly never: boolean
+  /** A request sending any of these is never kept. */
+  readonly uncachedWith: readonly string[]
+  /** With any of these sent, an answer that read the clock holds within its second, else its minute. */
+  readonly secondWith: readonly string[]
+}
+
+const rulesOf = new WeakMap<object, CacheRules>()
+
+/** The cache rules of an operation, from its declarations (worked out once per operation). */
+export function cacheRules(operation: { readonly args: Declared; readonly policy?: OperationPolicy }): CacheRules {
+  let rules = rulesOf.get(operation)
+  if (!rules) {
+    const { args } = operation
+    rules = { never: operation.policy?.cache === 'never', uncachedWith: paramsWith(args, 'cache', 'uncached'), secondWith: paramsWith(args, 'cache', 'second') }
+    rulesOf.set(operation, rules)
+  }
+  return rules
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { cacheRules } from '../../src/api/policy.js'
+import { wireCalendar } from '../../src/calendar/wiring.js'
+import { resolveOptions } from '../../src/config/options.js'
+import { createChangeValidator } from '../../src/http/response-cache.js'
+import { syncRefusedParams } from '../../src/sync/sync-walk.js'
+
+// Policies as data (api/policy.ts): the hot-read cache and sync walks read what operations and
+// their parameters declare. These tests pin what the declarations add up to over the whole route
+// table, so a parameter or route that loses (or gains) its declaration shows here.
+describe.each(['A', 'B'] as const)('operation policies (%s)', (variant) => {
+  // No statement runs: the validator only queries when a request waits for a check.
+  const { routes, operations } = wireCalendar(resolveOptions({ variant }), createChangeValidator(undefined as never))
+  const reads = routes.flatMap((route) => route.endpoints.filter((e) => e.methods.includes('GET')).map((e) => ({ route: route.path, rules: cacheRules(e.operation) })))
+  const union = (pick: (rules: ReturnType<typeof cacheRules>) => readonly string[]) => [...new Set(reads.flatMap((r) => pick(r.rules)))].sort()
+
+  it('never keeps the root descriptor, /doc, the feeds and the sync walks', () => {
+    const never = reads.filter((r) => r.rules.never).map((r) => r.route.replace('/cal/events/v1', ''))
+    expect(never.sort()).toEqual(['', '/doc', '/events/:id/ical', '/events/by-slug/:slug/ical', '/events/ical', '/events/sync', '/organizers/sync', '/venues/sync'].sort())
+  })
+
+  it('keeps no request that sends a password guess or a sync parameter', () => {
+    const password = variant === 'B' ? ['password'] : []
+    expect(union((r) => r.uncachedWith)).toEqual([...password, 'sync', 'sync_page', 'sync_token'].sort())
+    expect(cacheRules(operations.events.get).uncachedWith).toEqual(password)
+  })
+
+  it('bounds clock-reading answers to the second with a date bound or only_with_upcoming', () => {
+    const bounds = variant === 'B' ? ['starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates'] : []
+    expect(union((r) => r.secondWith)).toEqual(['start_date', 'end_date', ...bounds, 'only_with_upcoming'].sort())
+  })
+
+  it('lets sync walks refuse the event window and the venue filters by events', () => {
+    const bounds = variant === 'B' ? ['starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates'] : []
+    expect(syncRefusedParams(operations.events.list.args).sort()).toEqual(['start_date', 'end_date', ...bounds].sort())
+    expect(syncRefusedParams(operations.venues.list.args).sort()).toEqual(['event', 'has_events', 'only_with_upcoming'])
+    expect(Object.keys(operations.events.sync.args)).not.toContain('start_date')
+  })
+
+  it('marks the creates idempotent, and nothing else', () => {
+    const idempotent = routes.flatMap((route) => route.endpoints.filter((e) => e.operation.policy?.idempotent).map((e) => `${e.methods.join()} ${route.path.replace('/cal/events/v1', '')}`))
+    expect(idempotent.sort()).toEqual(['POST /categories', 'POST /events', 'POST /organizers', 'POST /tags', 'POST /venues'])
+  })
+})
