@@ -43,6 +43,12 @@ describe('example server configuration', () => {
     })
   })
 
+  it('reads from the streaming replicas of CAL_DATABASE_REPLICA_URLS (comma-separated)', () => {
+    const url = 'postgres://postgres@127.0.0.1:5432/calendar'
+    const replicas = ['postgres://postgres@10.0.0.2:5432/calendar', 'postgres://postgres@10.0.0.3:5432/calendar']
+    expect(loadConfig({ DATABASE_URL: url, CAL_DATABASE_REPLICA_URLS: ` ${replicas.join(' , ')} ` }).database).toMatchObject({ url, replicas })
+  })
+
   it('reads every variable and treats empty values as unset', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -82,6 +88,7 @@ describe('example server configuration', () => {
     ['CAL_DB_POOL_SIZE', '0'],
     ['CAL_DB_POOL_SIZE', 'many'],
     ['CAL_DB_POOLER', 'session'],
+    ['CAL_DATABASE_REPLICA_URLS', 'replica.internal:5432'],
     ['CAL_CORS_ORIGINS', 'app.example.org'],
     ['CAL_CORS_ORIGINS', 'https://app.example.org/path'],
     ['CAL_CORS_ORIGINS', ' , '],

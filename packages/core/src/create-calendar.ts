@@ -7,6 +7,8 @@ import { waitForDatabase } from './db/connect.js'
 import { openDatabase, type DatabaseHandle } from './db/create-db.js'
 import { checkHealth } from './db/health.js'
 import { assertMigrated, migrateToLatest, type MigrationReport } from './db/migrate.js'
+import { openReplicas } from './db/open-replicas.js'
+import type { ReadRouter } from './db/replicas.js'
 import { createDispatcher } from './http/dispatch.js'
 import { toErrorResponse } from './http/error-response.js'
 import { createChangeValidator } from './http/response-cache.js'
@@ -73,11 +75,22 @@ export async function migrateCalendar(input: CalendarOptions = {}): Promise<Migr
  */
 export async function createCalendar(input: CalendarOptions = {}): Promise<Calendar> {
   const options = resolveOptions(input)
-  return startCalendar(options, await openReady(options, options.migrate))
+  const handle = await openReady(options, options.migrate)
+  let reads: ReadRouter | undefined
+  try {
+    reads = await openReplicas(options, handle.db)
+  } catch (err) {
+    await handle.close().catch(() => {})
+    throw err
+  }
+  return startCalendar(options, handle, reads)
 }
 
-/** The calendar on a database already open and migrated (its own, or one of a calendar set's). */
-export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle): Calendar {
+/**
+ * The calendar on a database already open and migrated (its own, or one of a calendar set's);
+ * `reads` routes its anonymous reads to read replicas (`db/replicas.ts`).
+ */
+export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, reads?: ReadRouter): Calendar {
   const db = handle.db
   const stopPruning = keepPruning(db)
   // Probes report the loop's delay since the calendar started, not since the first probe.
@@ -85,9 +98,9 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle):
   // Open-ended series' stored occurrences follow the clock (docs/recurrence.md).
   const extending = keepExtending(db, options.now)
   // One chain of change checks for the hot-read cache and the kept feeds.
-  const validator = createChangeValidator(db)
+  const validator = createChangeValidator(db, reads !== undefined)
   const { operations, routes, feedBuilds } = wireCalendar(options, validator)
-  const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator)
+  const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator, reads)
   const scripts = scriptApi({ options, operations, ready: () => extending.ready() })
 
   const own = scripts((fn) => fn(db))
@@ -107,12 +120,13 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle):
     },
     ...own,
     withTransaction: (client, work) => withHostTransaction(options, scripts, client, work),
-    health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats),
+    health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats, reads ? () => reads.stats() : undefined),
     poolStats: () => handle.poolStats?.(),
     close: async () => {
       stopPruning()
       await extending.stop()
       await feedBuilds.close()
+      await reads?.close()
       return handle.close()
     },
   }

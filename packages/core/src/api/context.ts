@@ -30,6 +30,8 @@ export interface CallContext {
   readonly urls: Urls
   readonly options: ResolvedOptions
   readonly db: Kysely<DB>
+  /** When `db` is a read replica: its replay position known when it was chosen (`db/replicas.ts`). */
+  readonly readPosition?: bigint
   /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
   readonly raw: RawParams
   /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */

@@ -71,12 +71,23 @@ export function changedSince(point: ChangePoint, kinds?: readonly ChangeKind[]):
 
 /** `checkChanges`'s statement, compiled once: the hot-read cache runs it on every kept answer it serves. */
 const CHECK = sql`select ${changedSince('')} as changed, ${currentPoint()} as now`
+// With read replicas, also the primary's WAL position after the snapshot: every commit the point
+// shows is at or before it, so a replica replayed that far reads at least the point's data.
+const CHECK_WITH_LSN = sql`select ${changedSince('')} as changed, ${currentPoint()} as now, pg_current_wal_lsn()::text as lsn`
 let checkText: string | undefined
+let checkWithLsnText: string | undefined
+
+/** What a check found: whether anything changed, the current point and (`withLsn`) the primary's WAL position. */
+export interface ChangeCheck {
+  changed: boolean
+  now: ChangePoint
+  lsn?: string
+}
 
 /** Asks on its own whether anything changed since `point`; also returns the current point. */
-export async function checkChanges(db: Kysely<DB>, point: ChangePoint): Promise<{ changed: boolean; now: ChangePoint }> {
-  checkText ??= CHECK.compile(db).sql
-  const { rows } = await db.executeQuery<{ changed: boolean; now: ChangePoint }>(CompiledQuery.raw(checkText, [point]))
+export async function checkChanges(db: Kysely<DB>, point: ChangePoint, withLsn = false): Promise<ChangeCheck> {
+  const text = withLsn ? (checkWithLsnText ??= CHECK_WITH_LSN.compile(db).sql) : (checkText ??= CHECK.compile(db).sql)
+  const { rows } = await db.executeQuery<ChangeCheck>(CompiledQuery.raw(text, [point]))
   return rows[0]!
 }
 
@@ -84,6 +95,12 @@ export async function checkChanges(db: Kysely<DB>, point: ChangePoint): Promise<
 export async function takePoint(db: Kysely<DB>): Promise<ChangePoint> {
   const { rows } = await sql<{ now: ChangePoint }>`select ${currentPoint()} as now`.execute(db)
   return rows[0]!.now
+}
+
+/** `takePoint` with the primary's WAL position after it (read replicas). */
+export async function takePointWithLsn(db: Kysely<DB>): Promise<{ now: ChangePoint; lsn: string }> {
+  const { rows } = await sql<{ now: ChangePoint; lsn: string }>`select ${currentPoint()} as now, pg_current_wal_lsn()::text as lsn`.execute(db)
+  return rows[0]!
 }
 
 /**

@@ -32,6 +32,14 @@ export type DatabaseOptions =
        * session state (search path and timeout set per transaction), no named prepared statements.
        */
       pooler?: 'transaction'
+      /**
+       * Streaming replicas of this database (`postgres://` URLs, opened with the same settings):
+       * anonymous reads go to one that has replayed what the caller wrote or was answered
+       * (`Cal-Read-After`), else to the primary (docs/production.md "Read replicas").
+       */
+      replicas?: string[]
+      /** A replica further behind the primary than this is skipped until it catches up (default 10,000 ms). */
+      replicaMaxLagMs?: number
     }
   /**
    * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { pendingMigrations } from './migrate.js'
+import type { ReadStats } from './replicas.js'
 import { eventLoopDelay, type EventLoopDelay } from '../shared/loop-delay.js'
 
 /** What `calendar.health()` tells a readiness probe. */
@@ -13,6 +14,8 @@ export interface HealthReport {
   readonly pool?: PoolStats
   /** How late the process's event loop has been over the last 10 to 20 seconds (`shared/loop-delay.ts`). */
   readonly eventLoop: EventLoopDelay
+  /** With read replicas: reads served by replicas and by the primary, and each replica's state. */
+  readonly reads?: ReadStats
   /** Why the database counts as down. */
   readonly error?: string
 }
@@ -25,8 +28,8 @@ export interface PoolStats {
 }
 
 /** Asks the database for the applied migrations, within `timeoutMs`. Never throws. */
-export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats): Promise<HealthReport> {
-  const stats = { ...(pool ? { pool: pool() } : {}), eventLoop: eventLoopDelay() }
+export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats, reads?: () => ReadStats): Promise<HealthReport> {
+  const stats = { ...(pool ? { pool: pool() } : {}), eventLoop: eventLoopDelay(), ...(reads ? { reads: reads() } : {}) }
   let timer: NodeJS.Timeout | undefined
   try {
     const timeout = new Promise<never>((_, reject) => {

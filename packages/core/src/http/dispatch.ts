@@ -3,6 +3,7 @@ import { NAMESPACE, WP_NAMESPACE } from '../api/context.js'
 import { createGuessLimiter } from '../auth/guess-limiter.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
+import type { ReadRouter } from '../db/replicas.js'
 import { noneMatchHits } from './conditional.js'
 import { checkedOrigin } from './origin.js'
 import type { CachedAnswer, CalendarRequest, CalendarResponse } from './request.js'
@@ -12,6 +13,7 @@ import type { CompiledRoute } from './routes.js'
 import { notModifiedHeaders } from './pipeline/conditional.js'
 import { httpSteps, runHttpPipeline } from './pipeline/http-pipeline.js'
 import { namespacedPath } from './pipeline/parse.js'
+import { READ_AFTER_HEADER } from './pipeline/replica.js'
 import { header } from './pipeline/step.js'
 
 /** The 429 of a client that used up its failed logins. */
@@ -21,17 +23,17 @@ const loginMessage = (seconds: number) => `Too many failed logins from this clie
 const ORIGIN_MEMO_SIZE = 64
 
 /** Builds the framework-neutral request handler over the compiled route table. */
-export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>, validator?: ChangeValidator) {
+export function createDispatcher(routes: readonly CompiledRoute[], options: ResolvedOptions, db: Kysely<DB>, validator?: ChangeValidator, reads?: ReadRouter) {
   const cors = createCorsPolicy(options.cors)
   // Preflight answers carry their own CORS headers; everything else is decorated on the way out.
   const preflights = new WeakSet<CalendarResponse>()
-  const exposedExtra = options.wpCompat ? Object.values(REFERENCE_HEADERS) : []
+  const exposedExtra = [...(options.wpCompat ? Object.values(REFERENCE_HEADERS) : []), ...(reads ? [READ_AFTER_HEADER] : [])]
   const cache = createResponseCache(options.responseCache, db, options.now, validator)
   // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and client.
   const logins = createGuessLimiter(options.loginGuesses, loginMessage)
 
   // The request pipeline (pipeline/http-pipeline.ts): every request runs these steps in order.
-  const steps = httpSteps({ routes, options, db, cors, preflights, cache, logins })
+  const steps = httpSteps({ routes, options, db, cors, preflights, cache, logins, reads })
 
   /** What every answer gets on its way out: the reference's header names on its path, CORS. */
   function finish(request: CalendarRequest, answered: CalendarResponse, namespace = namespaceOf(request)): CalendarResponse {

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely'
 import type { RequestClock } from '../api/context.js'
 import type { CacheRules } from '../api/policy.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
-import { checkChanges, takePoint, type ChangePoint } from '../changes/change-log.js'
+import { checkChanges, takePoint, takePointWithLsn, type ChangePoint } from '../changes/change-log.js'
+import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
 import { NOT_MODIFIED_HEADERS, noneMatchHits } from './conditional.js'
 import type { CalendarResponse } from './request.js'
@@ -78,7 +79,7 @@ export interface CacheSlot {
    * Keeps a 200 answer made after `fresh` (no-op when the request is not kept); `clock` is the
    * call's: when it was read, the answer holds for its clock slot only.
    */
-  keep(status: number, headers: Record<string, string>, text: string, clock: RequestClock): void
+  keep(status: number, headers: Record<string, string>, text: string, clock: RequestClock, readPosition?: bigint): void
 }
 
 /** The parts of a request that decide an anonymous answer besides the route. */
@@ -114,6 +115,16 @@ export interface ResponseCache {
 export interface Check {
   seq: number
   point: ChangePoint
+  /** With read replicas: the primary's WAL position after the snapshot (`change-log.ts`). */
+  lsn?: bigint
+}
+
+/**
+ * Whether an answer read at `readPosition` (a replica's replay position; undefined: the primary)
+ * may be kept under `check`: the replica must have replayed everything the check's point shows.
+ */
+export function readCovers(check: Check, readPosition: bigint | undefined): boolean {
+  return readPosition === undefined || (check.lsn !== undefined && readPosition >= check.lsn)
 }
 
 /** The calendar's one chain of "has anything changed?" checks, shared by the hot-read cache and the feed cache. */
@@ -135,7 +146,7 @@ export interface ChangeValidator {
  * since the snapshot of check n-1; when it did, the listeners are told that every answer whose
  * point came from check n-1 or earlier is stale (`staleThrough`).
  */
-export function createChangeValidator(db: Kysely<DB>): ChangeValidator {
+export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeValidator {
   const listeners: ((through: number) => void)[] = []
   let staleThrough = 0
   const onChange = (through: number) => {
@@ -164,12 +175,13 @@ export function createChangeValidator(db: Kysely<DB>): ChangeValidator {
           .execute(async (connection) => {
             // From here on the statement is on its way: newcomers wait for the next check.
             if (pending?.promise === promise) pending = undefined
-            if (!previous) return { changed: true, now: await takePoint(connection) }
-            return checkChanges(connection, previous.point)
+            if (!previous) return withLsn ? { changed: true, ...(await takePointWithLsn(connection)) } : { changed: true, now: await takePoint(connection) }
+            return checkChanges(connection, previous.point, withLsn)
           })
           .then(
-            (result) => {
-              const check = { seq: (previous?.seq ?? 0) + 1, point: result.now }
+            (result: { changed: boolean; now: ChangePoint; lsn?: string }) => {
+              const lsn = parseLsn(result.lsn)
+              const check: Check = { seq: (previous?.seq ?? 0) + 1, point: result.now, ...(lsn !== undefined ? { lsn } : {}) }
               checks++
               if (result.changed) onChange(check.seq - 1)
               last = check
@@ -320,9 +332,10 @@ export function createResponseCache(
           point = await validator.next()
           return valid(key, entry) ? answerFrom(entry, ifNoneMatch) : undefined
         },
-        keep(status, headers, text, clock) {
-          // A check since the point found a change: the answer may already be stale.
-          if (point === undefined || point.seq <= staleThrough || headers.ETag === undefined) return
+        keep(status, headers, text, clock, readPosition) {
+          // A check since the point found a change: the answer may already be stale. Read on a
+          // replica behind the point: it may miss a write the point shows.
+          if (point === undefined || point.seq <= staleThrough || headers.ETag === undefined || !readCovers(point, readPosition)) return
           const size = text.length + ENTRY_OVERHEAD + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0)
           if (size > maxBytes / 16) return // one huge page must not flush everything else
           const unit = secondGrained ? SECOND_MS : MINUTE_MS

@@ -1,6 +1,6 @@
 import type { FeedOptions } from '../config/service-options.js'
 import { CalendarError } from '../errors.js'
-import type { ChangeValidator, Check } from '../http/response-cache.js'
+import { readCovers, type ChangeValidator, type Check } from '../http/response-cache.js'
 import { createFeedWorkers, type FeedWorkers } from './feed-workers.js'
 
 // Feeds bounded (issue 28 item 4, docs/ical.md "Bounds and the shared answer"). Building a feed is
@@ -26,9 +26,10 @@ export interface FeedBuilds {
   kept(key: string): Promise<FeedAnswer | undefined>
   /**
    * Runs `make` in a build slot (a `FEED_BUSY` error when none comes free in time), after a check
-   * whose point precedes everything `make` reads; `keep(answer)` keeps its answer for `key`.
+   * whose point precedes everything `make` reads; `keep(answer)` keeps its answer for `key`
+   * (not when `readPosition`, the replica `make` reads on, is behind that point).
    */
-  build<T>(key: string, make: (keep: (answer: FeedAnswer) => void) => Promise<T>): Promise<T>
+  build<T>(key: string, make: (keep: (answer: FeedAnswer) => void) => Promise<T>, readPosition?: bigint): Promise<T>
   /** What is kept and running now (tests, metrics). */
   stats(): { entries: number; bytes: number; building: number; waiting: number }
   /** The worker threads that build the text; `undefined` with `workers: 0`. */
@@ -149,14 +150,16 @@ export function createFeedBuilds(options: FeedOptions, validator: ChangeValidato
       entries.set(key, entry)
       return entry.answer
     },
-    async build(key, make) {
+    async build(key, make, readPosition) {
       const release = await limiter.acquire()
       let done!: () => void
       const flight = new Promise<void>((resolve) => (done = resolve))
       building.set(key, flight)
       try {
         const point = await validator.next()
-        return await make((answer) => keep(key, answer, point))
+        return await make((answer) => {
+          if (readCovers(point, readPosition)) keep(key, answer, point)
+        })
       } finally {
         if (building.get(key) === flight) building.delete(key)
         done()

@@ -113,7 +113,7 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
         const answer: FeedAnswer = { headers: icalHeaders(ctx, 'events', etag, lastModified), chunks }
         if (shared) keep(answer)
         return feedAnswer(answer, ctx)
-      })
+      }, ctx.readPosition)
     },
   })
 }

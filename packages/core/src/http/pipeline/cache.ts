@@ -25,7 +25,10 @@ export function cacheStep(cache: ResponseCache | undefined): Step<HttpExchange> 
       }
       await next()
       // An operation that states its own caching (a feed with validators) keeps it.
-      if (x.slot && x.read && !x.read.ownCaching && x.response) x.slot.keep(x.response.status, x.response.headers, x.read.text, need(x.ctx, 'the call context').clock)
+      if (x.slot && x.read && !x.read.ownCaching && x.response) {
+        const ctx = need(x.ctx, 'the call context')
+        x.slot.keep(x.response.status, x.response.headers, x.read.text, ctx.clock, ctx.readPosition)
+      }
     },
   }
 }

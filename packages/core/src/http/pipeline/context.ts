@@ -19,8 +19,8 @@ export function contextStep(options: ResolvedOptions): Step<HttpExchange> {
         ? { ifNoneMatch: header(request, 'if-none-match'), ifModifiedSince: header(request, 'if-modified-since') }
         : undefined
       const source = { principal, raw: { path: need(x.match, 'the route').params, query, body }, client: request.client, origin: x.origin, mountPath: request.mountPath, namespace: x.namespace, conditional }
-      const { ctx, params } = buildCallContext(source, options, x.db)
-      x.ctx = ctx
+      const { ctx, params } = buildCallContext(source, options, x.readFrom?.db ?? x.db)
+      x.ctx = x.readFrom?.readPosition !== undefined ? { ...ctx, readPosition: x.readFrom.readPosition } : ctx
       x.params = params
       const key = need(x.operation, 'the operation').policy?.idempotent && principal ? header(request, 'idempotency-key') : undefined
       if (key !== undefined) x.idempotencyKey = { key, fingerprint: idempotencyFingerprint(method, x.path, body) }

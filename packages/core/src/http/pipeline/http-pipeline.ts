@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { GuessLimiter } from '../../auth/guess-limiter.js'
 import type { ResolvedOptions } from '../../config/options.js'
 import type { DB } from '../../db/generated.js'
+import type { ReadRouter } from '../../db/replicas.js'
 import type { CorsPolicy } from '../cors.js'
 import type { CalendarRequest, CalendarResponse } from '../request.js'
 import type { ResponseCache } from '../response-cache.js'
@@ -17,6 +18,7 @@ import { inputStep } from './input.js'
 import { operationStep } from './operation.js'
 import { parseStep } from './parse.js'
 import { preconditionsStep } from './preconditions.js'
+import { replicaStep } from './replica.js'
 import { routeStep } from './route.js'
 import { serialiseStep } from './serialise.js'
 import { need, runSteps, type HttpExchange, type Step } from './step.js'
@@ -32,6 +34,8 @@ export interface HttpPipelineDeps {
   readonly cache: ResponseCache | undefined
   /** Failed logins per client. */
   readonly logins: GuessLimiter
+  /** Read replicas for anonymous reads (`db/replicas.ts`), when configured. */
+  readonly reads?: ReadRouter
 }
 
 /**
@@ -50,6 +54,7 @@ export function httpSteps(deps: HttpPipelineDeps): Step<HttpExchange>[] {
     inputStep(options.maxBodyBytes),
     conditionalStep,
     cacheStep(deps.cache),
+    ...(deps.reads ? [replicaStep(deps.reads)] : []),
     contextStep(options),
     serialiseStep(options.authenticate !== undefined),
     idempotencyStep,

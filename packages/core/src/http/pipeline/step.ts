@@ -4,6 +4,7 @@ import type { Fingerprint, IdempotencyClaim } from '../../api/idempotency.js'
 import type { OperationResult } from '../../api/operation.js'
 import type { Principal } from '../../auth/principal.js'
 import type { DB } from '../../db/generated.js'
+import type { ReadChoice } from '../../db/replicas.js'
 import type { Preconditions } from '../preconditions.js'
 import type { CalendarRequest, CalendarResponse } from '../request.js'
 import type { CacheSlot } from '../response-cache.js'
@@ -57,6 +58,8 @@ export interface HttpExchange extends CallExchange {
   body?: Record<string, unknown>
   /** The request's way through the hot-read cache, when it may be kept. */
   slot?: CacheSlot
+  /** An anonymous read's database: a read replica or the primary (set by the replica step). */
+  readFrom?: ReadChoice
   /** `If-Match` and company of an item's update or delete. */
   conditions?: Preconditions
   /** A fresh JSON read answered 200 with its `ETag` (set by the serialise step). */
