@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from './generated.js'
-import { describeUrl } from './connect.js'
 import type { DatabaseHandle } from './create-db.js'
 
 // Read replicas (issue 32 item 2, docs/production.md "Read replicas"). Positions are WAL positions
@@ -56,8 +55,8 @@ export interface ReadStats {
   readonly replicaReads: number
   readonly primaryReads: number
   readonly fallbacks: number
-  /** Each replica (its URL without the password), whether it is in use, its known replay position and lag. */
-  readonly replicas: readonly { url: string; up: boolean; replayed: string | undefined; lagMs: number | undefined }[]
+  /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
+  readonly replicas: readonly { up: boolean; replayed: string | undefined; lagMs: number | undefined }[]
 }
 
 /** The calendar's replicas and the choice between them and the primary. */
@@ -177,7 +176,7 @@ export function createReadRouter(primary: Kysely<DB>, replicas: readonly { url: 
         replicaReads,
         primaryReads,
         fallbacks,
-        replicas: nodes.map((n) => ({ url: describeUrl(n.url), up: n.up, replayed: n.replayed === undefined ? undefined : formatLsn(n.replayed), lagMs: lagMs(n, now) })),
+        replicas: nodes.map((n) => ({ up: n.up, replayed: n.replayed === undefined ? undefined : formatLsn(n.replayed), lagMs: lagMs(n, now) })),
       }
     },
     async close() {
