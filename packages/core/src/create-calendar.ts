@@ -36,7 +36,8 @@ export type {
   TermListQuery,
   VenueInput,
 } from './calendar/script-inputs.js'
-export type { CalendarScripts, EventResourceApi, PostResourceApi, TermResourceApi } from './calendar/script-types.js'
+export type { CalendarScripts, EventResourceApi, ImportOptions, PostResourceApi, TermResourceApi } from './calendar/script-types.js'
+export type { ExistingPolicy, ImportItemError, ImportProgress, ImportSummary } from './events/event-import.js'
 
 /** Opens the database, checks that it answers (a clear error if not) and optionally migrates it. */
 async function openReady(options: ResolvedOptions, migrate: boolean): Promise<DatabaseHandle & { report?: MigrationReport }> {

@@ -16,6 +16,7 @@ import { need, runSteps, type CallExchange, type Step } from '../http/pipeline/s
 import type { HostClient } from '../db/host-pool.js'
 import { hostTransactionDb } from '../db/host-transaction.js'
 import { invalidParams } from '../errors.js'
+import { importEvents } from '../events/event-import.js'
 import type { EventList, EventResource } from '../openapi/resource-types.js'
 import type { CallOptions, CreateOptions, InputOf, WithLanguage } from './script-inputs.js'
 import type { CalendarScripts, Json, PostResourceApi, TermResourceApi } from './script-types.js'
@@ -157,6 +158,14 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
       events: {
         ...postApi<EventResource, EventList, typeof events>(events, 'events'),
         getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
+        import: (items, o = {}) =>
+          using(async (db) => {
+            await host.ready()
+            const { as, language, ...batches } = o
+            const principal = as === undefined ? SYSTEM_PRINCIPAL : as
+            const source = { principal, raw: { path: {}, query: {}, body: {} }, language, origin: options.publicBaseUrl }
+            return importEvents({ db, context: () => buildCallContext(source, options, db).ctx }, items as Iterable<Record<string, unknown>>, batches)
+          }),
         updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
         updateFollowing: (id, key, body, o) => call(events.updateFollowing, { path: { id: String(id), key }, body }, o),
         deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),

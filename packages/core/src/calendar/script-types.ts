@@ -1,6 +1,7 @@
 // The public shape of the script API: one typed object per resource (docs in README "Scripts").
 import type { FeedKeyInfo, FeedKeyInput } from '../auth/feed-keys.js'
 import type { TokenInfo, TokenInput } from '../auth/tokens.js'
+import type { ImportBatchOptions, ImportSummary } from '../events/event-import.js'
 import type {
   CategoryList,
   EventList,
@@ -53,6 +54,13 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
    */
   getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>
   /**
+   * Writes many events (issue 33): each item an event input with its `origin_uid` (venues,
+   * organizers and terms inline or by reference), in batches of `batchSize` per transaction. An
+   * item whose origin id an event has updates it (or is skipped: `existing`); one in the trash is
+   * left there. An item the calendar refuses is reported in `errors` and the rest goes on.
+   */
+  import(items: Iterable<EventInput> | AsyncIterable<EventInput>, options?: ImportOptions): Promise<ImportSummary>
+  /**
    * Deletes one occurrence of a series (`DELETE /events/{id}/occurrences/{key}`): adds an EXDATE,
    * the series stays; answers the series.
    */
@@ -90,6 +98,9 @@ export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
   update(id: number, input: I, options?: CallOptions): Promise<T>
   delete(id: number, options?: CallOptions): Promise<T>
 }
+
+/** Options of `calendar.events.import()`: the call's (`as`, `language`) and the batches'. */
+export interface ImportOptions extends CallOptions, ImportBatchOptions {}
 
 /** The typed script services of a calendar (and of `withTransaction`'s callback). */
 export interface CalendarScripts {

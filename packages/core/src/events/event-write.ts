@@ -64,6 +64,22 @@ export async function planEventWrite(
   existing: EventRow | undefined,
   ctx: CallContext,
 ): Promise<EventWritePlan> {
+  const needs = new WriteLookups()
+  const finish = draftEventWrite(input, existing, ctx, needs)
+  return finish(needs.empty ? EMPTY_ANSWERS : await answerLookups(db, needs, ctx.principal))
+}
+
+/**
+ * `planEventWrite` in two steps, so that a batch of writes asks its existence checks in one
+ * statement (`event-import.ts`): the checks that need no database, registering the others in
+ * `needs`; then, given the answers, the plan.
+ */
+export function draftEventWrite(
+  input: EventInput,
+  existing: EventRow | undefined,
+  ctx: CallContext,
+  needs: WriteLookups,
+): (found: LookupAnswers) => EventWritePlan {
   const cols: Record<string, unknown> = {}
   let timezone = existing?.timezone ?? ctx.options.siteTimezone
   if (input.timezone !== undefined) {
@@ -111,8 +127,7 @@ export async function planEventWrite(
   }
   // An event's `date` is read in its own zone, not the site's.
   const dateUtc = requestedDateUtc(input, timezone, ctx.clock.now())
-  // Existence checks are registered here and asked in one statement below (issue 33).
-  const needs = new WriteLookups()
+  // Existence checks are registered here and asked in one statement (issue 33).
   if (input.author !== undefined) needs.users.add(input.author)
   for (const field of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (input[field] !== undefined) cols[field] = input[field]
@@ -141,29 +156,36 @@ export async function planEventWrite(
   if (image && 'id' in image) needs.images.add(image.id)
   const venue = input.venue === undefined ? undefined : parseLinkRefs(VENUE, input.venue, needs)
   const organizers = input.organizer === undefined ? undefined : parseLinkRefs(ORGANIZER, input.organizer, needs)
-  const found = needs.empty ? undefined : await answerLookups(db, needs, ctx.principal)
-  if (input.author !== undefined && !found?.users.has(input.author)) throw invalidParam('author')
-  if (origin !== undefined) {
-    // `null` clears; another event of the language holding it is a 400.
-    const holder = origin === null ? undefined : found?.origins.get(originKey(originLanguage, origin))
-    if (holder !== undefined && holder !== existing?.id) throw originTaken()
-    cols.origin_uid = origin
+  return (found) => {
+    if (input.author !== undefined && !found.users.has(input.author)) throw invalidParam('author')
+    if (origin !== undefined) {
+      // `null` clears; another event of the language holding it is a 400.
+      const holder = origin === null ? undefined : found.origins.get(originKey(originLanguage, origin))
+      if (holder !== undefined && holder !== existing?.id) throw originTaken()
+      cols.origin_uid = origin
+    }
+    if (image && 'id' in image && !found.images.has(image.id)) throw invalidParam('image')
+    return {
+      columns: cols,
+      status: input.status,
+      dateUtc,
+      author: input.author,
+      title,
+      slug: input.slug,
+      venue: venue && checkLinkRefs(venue, found),
+      organizers: organizers && checkLinkRefs(organizers, found),
+      categories: cleanTerms(termItems(input.categories)),
+      tags: cleanTerms(termItems(input.tags)),
+      image,
+      rule,
+    }
   }
-  if (image && 'id' in image && !found?.images.has(image.id)) throw invalidParam('image')
-  return {
-    columns: cols,
-    status: input.status,
-    dateUtc,
-    author: input.author,
-    title,
-    slug: input.slug,
-    venue: venue && checkLinkRefs(venue, found ?? EMPTY_ANSWERS),
-    organizers: organizers && checkLinkRefs(organizers, found ?? EMPTY_ANSWERS),
-    categories: cleanTerms(termItems(input.categories)),
-    tags: cleanTerms(termItems(input.tags)),
-    image,
-    rule,
-  }
+}
+
+/** Every `author` a write names: the event's and those of inline venues/organizers. */
+export function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
+  const inline = [...(plan.venue ?? []), ...(plan.organizers ?? [])].map((ref) => ('create' in ref ? (ref.create.author as number | undefined) : undefined))
+  return [plan.author, ...inline]
 }
 
 const EMPTY_ANSWERS: LookupAnswers = { users: new Set(), images: new Set(), linked: { venues: new Set(), organizers: new Set() }, origins: new Map() }

@@ -15,7 +15,7 @@ import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow } from './event.serializer.js'
 import { occurrenceAt } from '../recurrence/occurrences.js'
-import { applyEventWrite, planEventWrite, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
+import { applyEventWrite, planEventWrite, plannedAuthors, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
 
 /** How a by-id or by-slug route names its event. */
 type Locator = 'id' | 'slug'
@@ -196,12 +196,6 @@ async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: Ev
 /** The event as a committed write left it; only its id when the database fails to say more. */
 function readAfterWrite(ctx: CallContext, id: number): Promise<Record<string, unknown>> {
   return answerCommitted(async () => serializeEvent((await findEventRow(ctx.db, id))!, ctx), () => ({ id }))
-}
-
-/** Every `author` a write names: the event's and those of inline venues/organizers. */
-function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
-  const inline = [...(plan.venue ?? []), ...(plan.organizers ?? [])].map((ref) => ('create' in ref ? (ref.create.author as number | undefined) : undefined))
-  return [plan.author, ...inline]
 }
 
 /** POST /events (CONTRACT 10). */

@@ -1,0 +1,354 @@
+import type { Kysely, Transaction } from 'kysely'
+import { sql } from 'kysely'
+import type { CallContext } from '../api/context.js'
+import { parseArgs } from '../api/operation.js'
+import { writeTransaction } from '../api/write.js'
+import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
+import { isDatabaseUnavailable } from '../db/connection-errors.js'
+import type { DB } from '../db/generated.js'
+import { CalendarError, invalidParams } from '../errors.js'
+import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
+import { createLinked } from '../linked/linked.write.js'
+import { initialPostDraft } from '../posts/lifecycle.js'
+import { resolveImage } from '../posts/write-inputs.js'
+import { answerLookups, WriteLookups } from '../posts/write-lookups.js'
+import { materialiseSeries } from '../recurrence/occurrences.js'
+import { withSuffix } from '../shared/slug.js'
+import { TAXONOMIES } from '../terms/taxonomies.js'
+import { resolveTermNames, splitTermItems } from '../terms/term-links.js'
+import { eventWriteArgs } from './event.args.js'
+import { selectEvents } from './event.repository.js'
+import { serializeEvent, type EventRow } from './event.serializer.js'
+import { applyEventWrite, draftEventWrite, plannedAuthors, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
+
+// `calendar.events.import()` (issue 33 item 2): event inputs written in batches, each batch in one
+// transaction by multi-row statements: the batch's existence checks and its events found again by
+// origin id in one statement each, the new events in one insert, their organizer and term links
+// in one insert each. Every rule of a single create holds (the same plan, permission checks, slug
+// rules, de-duplicated venues, organizers and terms, occurrences, change log and counts by the
+// same triggers). An item the calendar refuses is reported and the rest of its batch goes on.
+
+/** What an import did so far. */
+export interface ImportProgress {
+  /** Items read. */
+  done: number
+  created: number
+  updated: number
+  /** Found by origin id and left as they were (`existing: 'skip'`, or the function said so). */
+  unchanged: number
+  /** Found by origin id in the trash: left there, never recreated. */
+  skipped: number
+  failed: number
+}
+
+/** One item the calendar refused. */
+export interface ImportItemError {
+  /** Its position in the items (0-based). */
+  index: number
+  origin_uid: string | undefined
+  error: Error
+}
+
+/** What an import did, with the items refused. */
+export interface ImportSummary extends ImportProgress {
+  errors: ImportItemError[]
+}
+
+/** What to do with an item whose origin id an event already has (not trashed). */
+export type ExistingPolicy = 'update' | 'skip' | ((current: Record<string, unknown>, item: Record<string, unknown>) => 'update' | 'skip')
+
+/** Options of `calendar.events.import()` besides the call's own. */
+export interface ImportBatchOptions {
+  /** Items per transaction. Default 500. */
+  batchSize?: number
+  /** An item whose `origin_uid` an event has: updated (default), skipped, or as the function decides given the event as stored. */
+  existing?: ExistingPolicy
+  /** Called after each batch. */
+  onProgress?: (progress: ImportProgress) => void
+}
+
+/** What the import needs of the calendar. */
+export interface ImportDeps {
+  db: Kysely<DB>
+  /** A fresh call context on `db` (its own clock) for each batch. */
+  context(): CallContext
+}
+
+interface Item {
+  index: number
+  raw: Record<string, unknown>
+  origin?: string
+  input?: EventInput
+  existing?: EventRow
+  plan?: EventWritePlan
+}
+
+const DEFAULT_BATCH = 500
+const ARGS = eventWriteArgs(true)
+
+/** Reads `items` (an iterable or async iterable of event inputs) and writes them batch by batch. */
+export async function importEvents(
+  deps: ImportDeps,
+  items: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+  options: ImportBatchOptions = {},
+): Promise<ImportSummary> {
+  const size = Math.max(1, Math.min(options.batchSize ?? DEFAULT_BATCH, 5000))
+  const summary: ImportSummary = { done: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, errors: [] }
+  // Inline venues/organizers, image URLs and term names already resolved by this import (committed).
+  const resolved = new Map<string, number>()
+  let batch: Item[] = []
+  let origins = new Set<string>()
+  const flush = async () => {
+    if (batch.length === 0) return
+    await runBatch(deps, batch, options, summary, resolved)
+    summary.done += batch.length
+    batch = []
+    origins = new Set()
+    const { done, created, updated, unchanged, skipped, failed } = summary
+    options.onProgress?.({ done, created, updated, unchanged, skipped, failed })
+  }
+  let index = 0
+  for await (const raw of items as AsyncIterable<Record<string, unknown>>) {
+    const origin = typeof raw?.origin_uid === 'string' && raw.origin_uid !== '' ? raw.origin_uid : undefined
+    // One origin once per batch: a repeat goes into the next batch, after the first is written.
+    if (origin !== undefined && origins.has(origin)) await flush()
+    if (origin !== undefined) origins.add(origin)
+    batch.push({ index: index++, raw, origin })
+    if (batch.length >= size) await flush()
+  }
+  await flush()
+  return summary
+}
+
+function fail(summary: ImportSummary, item: Item, err: unknown): void {
+  summary.failed++
+  summary.errors.push({ index: item.index, origin_uid: item.origin, error: err instanceof Error ? err : new Error(String(err)) })
+}
+
+/** Parses, plans and checks a batch, then writes what passed; an item refused anywhere is reported. */
+async function runBatch(deps: ImportDeps, batch: Item[], options: ImportBatchOptions, summary: ImportSummary, resolved: Map<string, number>): Promise<void> {
+  const ctx = deps.context()
+  let live: Item[] = []
+  for (const item of batch) {
+    try {
+      item.input = parseItem(item.raw)
+      live.push(item)
+    } catch (err) {
+      fail(summary, item, err)
+    }
+  }
+  // The batch's events by origin id, in one statement.
+  const uids = live.flatMap((i) => (i.origin ? [i.origin] : []))
+  const found = uids.length === 0 ? [] : ((await selectEvents(ctx.db).where('e.language', '=', ctx.language).where('e.origin_uid', 'in', uids).execute()) as EventRow[])
+  const byOrigin = new Map(found.map((row) => [row.origin_uid!, row]))
+  const needs = new WriteLookups()
+  const drafts = new Map<Item, (answers: Parameters<ReturnType<typeof draftEventWrite>>[0]) => EventWritePlan>()
+  const next: Item[] = []
+  for (const item of live) {
+    const existing = item.origin ? byOrigin.get(item.origin) : undefined
+    if (existing?.status === 'trash') {
+      summary.skipped++
+      continue
+    }
+    item.existing = existing
+    try {
+      if (existing && decide(options.existing, existing, item, ctx) === 'skip') {
+        summary.unchanged++
+        continue
+      }
+      drafts.set(item, draftEventWrite(item.input!, existing, ctx, needs))
+      next.push(item)
+    } catch (err) {
+      fail(summary, item, err)
+    }
+  }
+  const answers = needs.empty ? undefined : await answerLookups(ctx.db, needs, ctx.principal)
+  live = []
+  for (const item of next) {
+    try {
+      const plan = drafts.get(item)!(answers ?? { users: new Set(), images: new Set(), linked: { venues: new Set(), organizers: new Set() }, origins: new Map() })
+      require(ctx.principal, item.existing ? canEditItem(ctx.principal, item.existing) : canEditType(ctx.principal))
+      require(ctx.principal, plannedAuthors(plan).every((author) => canAssignAuthor(ctx.principal, author)))
+      await verifyEventPlan(plan)
+      item.plan = plan
+      live.push(item)
+    } catch (err) {
+      fail(summary, item, err)
+    }
+  }
+  if (live.length === 0) return
+  try {
+    const pending = new Map<string, number>()
+    const counts = await writeTransaction(ctx, (trx) => writeBatch(trx, live, ctx, resolved, pending))
+    for (const [key, id] of pending) resolved.set(key, id)
+    summary.created += counts.created
+    summary.updated += counts.updated
+  } catch (err) {
+    // The database is away: no item can be written; the caller learns it as from any call.
+    if (isDatabaseUnavailable(err) || (err instanceof CalendarError && err.code === 'DATABASE_UNAVAILABLE')) throw err
+    // Something in the batch failed as a whole (rolled back): each item again on its own, so the
+    // one at fault is reported and the others land.
+    for (const item of live) {
+      try {
+        await writeTransaction(ctx, (trx) => applyEventWrite(trx, item.plan!, item.existing, ctx))
+        if (item.existing) summary.updated++
+        else summary.created++
+      } catch (one) {
+        if (isDatabaseUnavailable(one)) throw one
+        fail(summary, item, one)
+      }
+    }
+  }
+}
+
+/** An item's fields as a create declares them; `origin_uid` is what makes a re-import find it again. */
+function parseItem(raw: Record<string, unknown>): EventInput {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidParams({ item: 'An event input is an object.' })
+  const unknown = Object.keys(raw).filter((name) => !Object.hasOwn(ARGS, name))
+  if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+  const input = parseArgs(ARGS, raw) as EventInput
+  if (typeof input.origin_uid !== 'string' || input.origin_uid === '') throw invalidParams({ origin_uid: 'An imported event needs an origin_uid.' })
+  return input
+}
+
+function decide(policy: ExistingPolicy | undefined, existing: EventRow, item: Item, ctx: CallContext): 'update' | 'skip' {
+  if (policy === undefined || policy === 'update') return 'update'
+  if (policy === 'skip') return 'skip'
+  return policy(serializeEvent(existing, ctx, { single: true, unlocked: true }), item.raw)
+}
+
+/** Writes a checked batch in the caller's transaction: updates one by one, creates together. */
+async function writeBatch(
+  trx: Transaction<DB>,
+  items: Item[],
+  ctx: CallContext,
+  resolved: Map<string, number>,
+  pending: Map<string, number>,
+): Promise<{ created: number; updated: number }> {
+  pending.clear()
+  const known = (key: string) => resolved.get(key) ?? pending.get(key)
+  // Inline venues and organizers, image URLs: resolved once per import (the first one written).
+  const linkId = async (kind: LinkedKind, ref: { id: number } | { create: Record<string, unknown> }) => {
+    if ('id' in ref) return ref.id
+    const key = `${kind.table}:${JSON.stringify(ref.create)}`
+    let id = known(key)
+    if (id === undefined) pending.set(key, (id = (await createLinked(trx, kind, ref.create, ctx)).id))
+    return id
+  }
+  // Term names of the batch, each taxonomy's in one lock statement.
+  const language = ctx.language
+  for (const taxonomy of TAXONOMIES) {
+    const names = [...new Set(items.flatMap((i) => splitTermItems(taxonomy, i.plan![taxonomy.plural] ?? []).names))]
+    const missing = names.filter((n) => known(termKey(taxonomy.name, n)) === undefined)
+    const ids = await resolveTermNames(trx, taxonomy, missing, language)
+    missing.forEach((name, i) => pending.set(termKey(taxonomy.name, name), ids[i]!))
+  }
+  // Every plan by ids only (copies: a batch rolled back is written again from the originals).
+  const plans = new Map<Item, EventWritePlan>()
+  for (const item of items) {
+    const plan = { ...item.plan! }
+    if (plan.venue) plan.venue = await Promise.all(plan.venue.map(async (ref) => ({ id: await linkId(VENUE, ref) })))
+    if (plan.organizers) plan.organizers = await Promise.all(plan.organizers.map(async (ref) => ({ id: await linkId(ORGANIZER, ref) })))
+    for (const taxonomy of TAXONOMIES) {
+      const named = plan[taxonomy.plural]
+      if (!named) continue
+      const { ids, names } = splitTermItems(taxonomy, named)
+      plan[taxonomy.plural] = [...ids, ...names.map((n) => known(termKey(taxonomy.name, n))!)]
+    }
+    plans.set(item, plan)
+  }
+  let updated = 0
+  for (const item of items.filter((i) => i.existing)) {
+    await applyEventWrite(trx, plans.get(item)!, item.existing, ctx)
+    updated++
+  }
+  const creates = items.filter((i) => !i.existing)
+  if (creates.length === 0) return { created: 0, updated }
+  const rows: Record<string, unknown>[] = []
+  const links: { organizers: number[]; terms: { taxonomy: string; id: number }[] }[] = []
+  for (const item of creates) {
+    const plan = plans.get(item)!
+    const cols: Record<string, unknown> = { ...plan.columns }
+    if (plan.venue !== undefined) cols.venue_id = plan.venue.length === 0 ? null : await linkId(VENUE, plan.venue[0]!)
+    const organizers = await Promise.all((plan.organizers ?? []).map((ref) => linkId(ORGANIZER, ref)))
+    if (plan.image !== undefined) {
+      if ('id' in plan.image) cols.image_id = plan.image.id
+      else if ('clear' in plan.image) cols.image_id = null
+      else {
+        const key = `images:${plan.image.url}`
+        let id = known(key)
+        if (id === undefined) pending.set(key, (id = (await resolveImage(trx, plan.image))!))
+        cols.image_id = id
+      }
+    }
+    if (plan.title !== undefined) cols.title = plan.title.trim()
+    const { columns: post, slugToMakeUnique } = initialPostDraft('events', (cols.title as string | undefined) ?? '', plan, ctx)
+    rows.push({ ...cols, ...post, ...(slugToMakeUnique ? { slug: { base: post.slug } } : {}) })
+    const terms: { taxonomy: string; id: number }[] = []
+    for (const taxonomy of TAXONOMIES) {
+      for (const id of new Set(splitTermItems(taxonomy, plan[taxonomy.plural] ?? []).ids)) terms.push({ taxonomy: taxonomy.name, id })
+    }
+    links.push({ organizers: [...new Set(organizers)], terms })
+  }
+  await pickSlugs(trx, rows, language)
+  const inserted = await trx
+    .insertInto('events')
+    .values(rows as never[])
+    .onConflict((oc) => oc.columns(['language', 'slug']).where(sql<boolean>`status in ('publish', 'future', 'private') and slug <> ''`).doNothing())
+    .returning(['id', 'origin_uid'])
+    .execute()
+  const ids = new Map(inserted.map((r) => [r.origin_uid!, r.id]))
+  const organizerRows: [number, number, number][] = []
+  const termRows: [number, number, string][] = []
+  let created = inserted.length
+  for (const [i, item] of creates.entries()) {
+    const id = ids.get(item.origin!)
+    if (id === undefined) {
+      // A single create took a slug this insert picked: written alone, as a single create is.
+      await applyEventWrite(trx, plans.get(item)!, undefined, ctx)
+      created++
+      continue
+    }
+    links[i]!.organizers.forEach((organizer, position) => organizerRows.push([id, organizer, position]))
+    for (const t of links[i]!.terms) termRows.push([id, t.id, t.taxonomy])
+    if (item.plan!.rule) await materialiseSeries(trx, id, ctx.clock.now())
+  }
+  if (organizerRows.length > 0) {
+    await sql`insert into event_organizers (event_id, organizer_id, position)
+      select * from unnest(${organizerRows.map((r) => r[0])}::int[], ${organizerRows.map((r) => r[1])}::int[], ${organizerRows.map((r) => r[2])}::smallint[])`.execute(trx)
+  }
+  if (termRows.length > 0) {
+    // Ids of no term of the taxonomy are skipped, as a single write skips them; in term id order.
+    await sql`insert into event_terms (event_id, term_id)
+      select x.e, t.id from unnest(${termRows.map((r) => r[0])}::int[], ${termRows.map((r) => r[1])}::int[], ${termRows.map((r) => r[2])}::text[]) x(e, t, taxonomy)
+        join terms t on t.id = x.t and t.taxonomy = x.taxonomy
+       order by t.id, x.e
+      on conflict do nothing`.execute(trx)
+  }
+  return { created, updated }
+}
+
+const termKey = (taxonomy: string, name: string) => `terms:${taxonomy}:${name.trim().toLowerCase()}`
+
+/**
+ * Gives each new public event of a batch a free slug (`base`, `base-2`…), as `uniqueSlug` would one
+ * at a time: the bases' locks in one statement (sorted), the slugs taken in one, the rest here.
+ */
+async function pickSlugs(trx: Transaction<DB>, rows: Record<string, unknown>[], language: string): Promise<void> {
+  const wanting = rows.filter((r) => typeof r.slug === 'object' && r.slug !== null)
+  if (wanting.length === 0) return
+  const bases = [...new Set(wanting.map((r) => (r.slug as { base: string }).base))].sort()
+  await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${bases.map((b) => `events:${language}:${b}`)}::text[]) k order by k) s`.execute(trx)
+  // `~>=~`/`~<~` compare as the pattern index orders (`events_slug_pattern`): the slugs `base-…`.
+  const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${bases}::text[]) b(base)
+      cross join lateral (select slug from events where language = ${language}
+        and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e`.execute(trx)
+  const used = new Set(taken.map((t) => t.slug))
+  for (const row of wanting) {
+    const base = (row.slug as { base: string }).base
+    let slug = base
+    for (let n = 2; used.has(slug); n++) slug = withSuffix(base, n)
+    used.add(slug)
+    row.slug = slug
+  }
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Calendar, CalendarRequest, EventInput } from '@cal-events/core'
+import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
+
+// calendar.events.import() (issue 33 item 2): batches in transactions, multi-row writes, every
+// rule of a single create; checked against the database's own truth after the fact.
+const NOW = new Date('2026-11-21T03:39:06Z')
+const ROOT = '/cal/events/v1'
+
+describe(`bulk import (${BACKEND})`, () => {
+  let calendar: Calendar
+  let statements = 0
+  beforeAll(async () => {
+    calendar = await freshCalendar({ now: () => NOW, onQuery: () => statements++ })
+  })
+  afterAll(() => calendar.close())
+
+  const day = (i: number) => `2026-12-${String(1 + (i % 28)).padStart(2, '0')}`
+  const item = (i: number, extra: Partial<EventInput> = {}): EventInput => ({
+    origin_uid: `uid-${i}`,
+    title: `Import ${i % 40}`,
+    status: 'publish',
+    start_date: `${day(i)} 10:00:00`,
+    end_date: `${day(i)} 12:00:00`,
+    venue: { venue: `Hall ${i % 5}`, city: 'Leeds' },
+    organizer: [{ organizer: `Org ${i % 3}` }],
+    categories: [`Cat ${i % 4}`],
+    tags: [`tag-${i % 6}`, `tag-${(i + 1) % 6}`],
+    ...(i % 100 === 7 ? { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'] } : {}),
+    ...extra,
+  })
+  const N = 1200
+  async function* items(n: number, bad = true): AsyncIterable<EventInput> {
+    for (let i = 0; i < n; i++) {
+      if (bad && i === 300) yield item(i, { end_date: `${day(i)} 09:00:00` })
+      else if (bad && i === 901) yield item(i, { venue: 999_999 })
+      else yield item(i)
+    }
+  }
+  const recount = () =>
+    querySql<{ id: number; count: number; truth: string }>(`select t.id, (t.count + coalesce((select sum(delta) from cal_term_count_deltas d where d.term_id = t.id), 0))::int as count,
+      (select count(*) from event_terms et join events e on e.id = et.event_id where et.term_id = t.id and e.status = 'publish') as truth from terms t`)
+  const scalar = async (q: string) => Number(Object.values((await querySql(q))[0]!)[0])
+
+  const get = async (query: string) => {
+    const request: CalendarRequest = { method: 'GET', path: `${ROOT}/events`, query, headers: {}, origin: 'http://cal.test' }
+    const res = await calendar.handle(request)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body as any
+  }
+
+  it('writes every good item in batches, reports the bad ones by index, and the rest of the batch lands', async () => {
+    const first = await get('sync=1&per_page=50')
+    const progress: number[] = []
+    statements = 0
+    const summary = await calendar.events.import(items(N), { batchSize: 500, onProgress: (p) => progress.push(p.done) })
+    expect(summary.errors.map((e) => [e.index, e.origin_uid, (e.error as any).code])).toEqual([
+      [300, 'uid-300', 'INVALID_PARAM'],
+      [901, 'uid-901', 'INVALID_PARAM'],
+    ])
+    expect(summary).toMatchObject({ done: N, created: N - 2, updated: 0, failed: 2, unchanged: 0, skipped: 0 })
+    expect(progress).toEqual([500, 1000, 1200])
+    // Batches, not one write per item: the 12 series cost a few statements each, the rest is set-based.
+    expect(statements).toBeLessThan(400)
+    expect(await scalar(`select count(*) from events`)).toBe(N - 2)
+    // Inline venues, organizers and terms de-duplicated by name.
+    expect(await scalar(`select count(*) from venues`)).toBe(5)
+    expect(await scalar(`select count(*) from organizers`)).toBe(3)
+    expect(await scalar(`select count(*) from terms where taxonomy = 'category'`)).toBe(4)
+    expect(await scalar(`select count(*) from event_terms`)).toBe((N - 2) * 3)
+    expect(await scalar(`select count(*) from event_organizers`)).toBe(N - 2)
+    // Slugs: 40 titles, each event its own slug.
+    expect(await scalar(`select count(distinct slug) from events`)).toBe(N - 2)
+    expect(await scalar(`select count(*) from events where slug = 'import-1-2'`)).toBe(1)
+    // Every series' occurrences stored.
+    const series = await querySql<{ id: number; n: string }>(`select e.id, (select count(*) from event_occurrences o where o.series_id = e.id) as n from events e where recurrence is not null`)
+    expect(series.length).toBe(12)
+    for (const s of series) expect(Number(s.n)).toBe(10)
+    // Counts equal a recount.
+    for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
+    // The change log: a sync delta from before the import lists every imported event.
+    const seen = new Set<number>()
+    let page = await get(`sync_token=${encodeURIComponent(first.next_sync_token)}&per_page=500`)
+    for (;;) {
+      for (const e of page.events) seen.add(e.id)
+      if (!page.next_rest_url) break
+      page = await get(new URL(page.next_rest_url).search.slice(1))
+    }
+    expect(seen.size).toBe(N - 2)
+    // And the default list shows them (occurrences of the series included).
+    const list = await calendar.events.list({ per_page: 1, start_date: '2026-12-01', end_date: '2027-12-31' }, { as: null })
+    expect(list.total).toBe(N - 2 - 12 + 12 * 10)
+  }, 120_000)
+
+  it('re-imports idempotently: updates (or skips) by origin id, never duplicates, leaves trashed ones', async () => {
+    const before = await scalar(`select count(*) from events`)
+    const trashed = (await calendar.events.getByOrigin('uid-5'))!
+    await calendar.events.delete(trashed.id)
+    const again = await calendar.events.import(items(N), { batchSize: 400 })
+    expect(again).toMatchObject({ created: 0, updated: N - 3, skipped: 1, failed: 2 })
+    expect(await scalar(`select count(*) from events`)).toBe(before)
+    expect(await scalar(`select count(*) from events where id = ${trashed.id} and status = 'trash'`)).toBe(1)
+    const skip = await calendar.events.import(items(N, false), { existing: 'skip' })
+    // The two refused before are new now; the rest is left alone.
+    expect(skip).toMatchObject({ created: 2, updated: 0, unchanged: N - 3, skipped: 1 })
+    const changed = await calendar.events.import([item(10, { title: 'Changed title' }), item(11)], {
+      existing: (current, input) => (current.title === input.title ? 'skip' : 'update'),
+    })
+    expect(changed).toMatchObject({ updated: 1, unchanged: 1 })
+    expect((await calendar.events.getByOrigin('uid-10'))!.title).toBe('Changed title')
+    for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
+    expect(await scalar(`select count(*) from events`)).toBe(before + 2)
+  }, 120_000)
+
+  it('an item the database refuses fails alone: its batch is written again item by item', async () => {
+    await execSql(`create function import_test_boom() returns trigger language plpgsql as $$
+      begin raise exception 'boom' using errcode = '23514'; end $$;
+      create trigger import_test_boom before insert on events for each row when (new.title = 'Boom') execute function import_test_boom()`)
+    try {
+      const batch = Array.from({ length: 10 }, (_, i) => item(7000 + i, i === 4 ? { title: 'Boom' } : {}))
+      const summary = await calendar.events.import(batch)
+      expect(summary).toMatchObject({ created: 9, failed: 1 })
+      expect(summary.errors[0]!.index).toBe(4)
+      expect(await scalar(`select count(*) from events where origin_uid like 'uid-700_'`)).toBe(9)
+      for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
+    } finally {
+      await execSql(`drop trigger import_test_boom on events; drop function import_test_boom()`)
+    }
+  })
+
+  it('refuses what a single create refuses: no permission, no origin id, unknown fields', async () => {
+    const anonymous = await calendar.events.import([item(5000)], { as: null })
+    expect(anonymous.failed).toBe(1)
+    expect((anonymous.errors[0]!.error as any).code).toBe('UNAUTHENTICATED')
+    const { origin_uid: _o, ...noOrigin } = item(5001)
+    const odd = await calendar.events.import([noOrigin, { ...item(5002), colour: 'red' } as EventInput, item(5003)])
+    expect(odd.errors.map((e) => e.index)).toEqual([0, 1])
+    expect(odd.created).toBe(1)
+  })
+})
