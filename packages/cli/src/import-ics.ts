@@ -415,53 +415,66 @@ function refusesRecurrence(err: unknown): boolean {
 
 /**
  * Imports an .ics text: creates the events not imported yet, updates those that were (found by
- * origin), and trashes earlier imports the file now marks cancelled. A series the calendar
- * refuses is imported expanded, one event per occurrence (and an earlier import of it as a
- * series is trashed).
+ * origin), and trashes earlier imports the file now marks cancelled. Events and series are written
+ * by `calendar.events.import()` (batches of multi-row writes); a series the calendar refuses is
+ * imported expanded, one event per occurrence (and an earlier import of it as a series is
+ * trashed). Changed occurrences and cancellations follow, one call each.
  */
 export async function importIcs(calendar: Calendar, icsText: string, options: IcsImportOptions = {}): Promise<IcsImportSummary> {
   const plan = planIcs(icsText, options)
   const summary: IcsImportSummary = { vevents: plan.vevents, planned: plan.events.length, created: 0, updated: 0, skipped: 0, removed: 0, warnings: plan.warnings }
   const call = options.call ?? {}
   let done = 0
+  const progress = (planned: PlannedEvent) => options.onProgress?.(++done, plan.events.length, planned)
   // Series the calendar refused and that were imported expanded: their overrides came with them.
   const expandedSeries = new Set<string>()
-  const apply = async (planned: PlannedEvent): Promise<void> => {
-    if (planned.action === 'override') return applyOverride(planned)
+  const cancel = async (planned: PlannedEvent): Promise<void> => {
     const existing: EventResource | undefined = await calendar.events.getByOrigin(planned.origin, call)
-    if (planned.action === 'cancel') {
-      if (existing && existing.status !== 'trash') {
-        await calendar.events.delete(existing.id, call)
-        summary.removed++
-      } else summary.skipped++
-      return
-    }
-    if (existing?.status === 'trash') {
-      summary.skipped++
-      return
-    }
-    try {
-      if (!existing) {
-        await calendar.events.create({ ...planned.input, origin_uid: planned.origin }, call)
-        summary.created++
-      } else {
-        await calendar.events.update(existing.id, planned.input, call)
-        summary.updated++
-      }
-    } catch (err) {
-      if (!planned.expanded || !refusesRecurrence(err)) throw err
-      const reason = ((err as CalendarError).data as { params: Record<string, string> }).params.recurrence
-      summary.warnings.push(`${planned.origin}: the calendar refused the series (${reason}); its occurrences were imported one by one.`)
-      if (existing) {
-        await calendar.events.delete(existing.id, call)
-        summary.removed++
-      }
-      expandedSeries.add(planned.origin)
-      const occurrences = planned.expanded()
-      summary.planned += occurrences.length - 1
-      for (const occurrence of occurrences) await apply(occurrence)
-    }
+    if (existing && existing.status !== 'trash') {
+      await calendar.events.delete(existing.id, call)
+      summary.removed++
+    } else summary.skipped++
   }
+  /** Upserts in bulk; returns the series refused for their rule, and throws any other refusal. */
+  const upsert = async (list: PlannedEvent[], report: boolean): Promise<{ planned: PlannedEvent; error: CalendarError }[]> => {
+    let reported = 0
+    const result = await calendar.events.import(
+      list.map((planned) => ({ ...planned.input, origin_uid: planned.origin })),
+      {
+        ...call,
+        onProgress: (p) => {
+          if (report) while (reported < p.done) progress(list[reported++]!)
+        },
+      },
+    )
+    summary.created += result.created
+    summary.updated += result.updated
+    summary.skipped += result.skipped
+    const refused: { planned: PlannedEvent; error: CalendarError }[] = []
+    for (const { index, error } of result.errors) {
+      const planned = list[index]!
+      if (!planned.expanded || !refusesRecurrence(error)) throw error
+      refused.push({ planned, error: error as CalendarError })
+    }
+    return refused
+  }
+  const refused = await upsert(plan.events.filter((p) => p.action === 'upsert'), true)
+  const expansions: PlannedEvent[] = []
+  for (const { planned, error } of refused) {
+    const reason = (error.data as { params: Record<string, string> }).params.recurrence
+    summary.warnings.push(`${planned.origin}: the calendar refused the series (${reason}); its occurrences were imported one by one.`)
+    const existing = await calendar.events.getByOrigin(planned.origin, call)
+    if (existing && existing.status !== 'trash') {
+      await calendar.events.delete(existing.id, call)
+      summary.removed++
+    }
+    expandedSeries.add(planned.origin)
+    const occurrences = planned.expanded!()
+    summary.planned += occurrences.length - 1
+    expansions.push(...occurrences)
+  }
+  if (expansions.length > 0) await upsert(expansions.filter((p) => p.action === 'upsert'), false)
+  for (const planned of expansions) if (planned.action === 'cancel') await cancel(planned)
   const applyOverride = async (planned: PlannedEvent): Promise<void> => {
     const series = await calendar.events.getByOrigin(planned.series!, call)
     if (expandedSeries.has(planned.series!) || !series || series.status === 'trash') {
@@ -479,8 +492,10 @@ export async function importIcs(calendar: Calendar, icsText: string, options: Ic
     }
   }
   for (const planned of plan.events) {
-    await apply(planned)
-    options.onProgress?.(++done, plan.events.length, planned)
+    if (planned.action === 'upsert') continue
+    if (planned.action === 'cancel') await cancel(planned)
+    else await applyOverride(planned)
+    progress(planned)
   }
   return summary
 }

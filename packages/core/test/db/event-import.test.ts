@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, CalendarRequest, EventInput } from '@cal-events/core'
+import type { Calendar, CalendarError, CalendarRequest, EventInput } from '@cal-events/core'
 import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
 // calendar.events.import() (issue 33 item 2): batches in transactions, multi-row writes, every
@@ -54,7 +54,7 @@ describe(`bulk import (${BACKEND})`, () => {
     const progress: number[] = []
     statements = 0
     const summary = await calendar.events.import(items(N), { batchSize: 500, onProgress: (p) => progress.push(p.done) })
-    expect(summary.errors.map((e) => [e.index, e.origin_uid, (e.error as any).code])).toEqual([
+    expect(summary.errors.map((e) => [e.index, e.origin_uid, (e.error as CalendarError).code])).toEqual([
       [300, 'uid-300', 'INVALID_PARAM'],
       [901, 'uid-901', 'INVALID_PARAM'],
     ])
@@ -131,7 +131,7 @@ describe(`bulk import (${BACKEND})`, () => {
   it('refuses what a single create refuses: no permission, no origin id, unknown fields', async () => {
     const anonymous = await calendar.events.import([item(5000)], { as: null })
     expect(anonymous.failed).toBe(1)
-    expect((anonymous.errors[0]!.error as any).code).toBe('UNAUTHENTICATED')
+    expect((anonymous.errors[0]!.error as CalendarError).code).toBe('UNAUTHENTICATED')
     const { origin_uid: _o, ...noOrigin } = item(5001)
     const odd = await calendar.events.import([noOrigin, { ...item(5002), colour: 'red' } as EventInput, item(5003)])
     expect(odd.errors.map((e) => e.index)).toEqual([0, 1])
