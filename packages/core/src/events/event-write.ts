@@ -19,7 +19,7 @@ import { checkLinkRefs, parseLinkRefs, type LinkRef } from './event-links-input.
 import { lockSlug } from '../posts/slug-store.js'
 import { insertEventStatement, updateEventStatement, type EventLinkWrites } from './event-store.js'
 import { parseRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
-import { verifyRecurrence } from '../recurrence/rule-work.js'
+import { ruleWork, verifyRecurrence } from '../recurrence/rule-work.js'
 import { materialiseSeries, occurrenceAt, type SeriesRow } from '../recurrence/occurrences.js'
 import type { EventRow } from './event.serializer.js'
 
@@ -310,8 +310,10 @@ async function dropExceptionsOutsideRule(trx: Transaction<DB>, seriesId: number)
   const exceptions = await trx.selectFrom('events').select(['id', 'exception_key']).where('exception_of', '=', seriesId).execute()
   if (exceptions.length === 0) return
   const series = (await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirst()) as unknown as SeriesRow
+  // One budget of rule work for the write, however many exceptions.
+  const work = ruleWork()
   for (const ex of exceptions) {
-    if (occurrenceAt(series, ex.exception_key!)) continue
+    if (await occurrenceAt(series, ex.exception_key!, work)) continue
     await trx.deleteFrom('events').where('id', '=', ex.id).execute()
     await trx.deleteFrom('event_occurrences').where('series_id', '=', seriesId).where('occurrence_key', '=', ex.exception_key!).execute()
   }

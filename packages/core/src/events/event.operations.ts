@@ -130,7 +130,7 @@ export function eventOccurrenceReadOperation(variant: VariantConfig) {
         .where('series_id', '=', row.id)
         .where('occurrence_key', '=', key)
         .executeTakeFirst()
-      const found = stored ?? occurrenceAt(row, key)
+      const found = stored ?? (await occurrenceAt(row, key))
       if (!found) throw new CalendarError('EVENT_OCCURRENCE_NOT_FOUND', `Event ${row.id} has no occurrence ${key}.`)
       const occurrence = {
         occurrence_key: found.occurrence_key,

@@ -8,7 +8,8 @@ import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
 import { occurrenceNotFound, withExdate } from '../recurrence/exceptions.js'
 import { occurrenceAt, occurrenceKey } from '../recurrence/occurrences.js'
-import { expandRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
+import type { SeriesStart } from '../recurrence/recurrence.js'
+import { expandSliced, ruleWork, type RuleWork } from '../recurrence/rule-work.js'
 import { splitRecurrence } from '../recurrence/split.js'
 import { epochMsToUtcWall, utcWallToEpochMs, wallToUtc, wallFromDb } from '../time/wall-time.js'
 import { locatePost } from '../posts/locate.js'
@@ -50,7 +51,7 @@ export function eventOccurrenceDeleteOperation() {
         // Read again under a row lock: two deletes of different occurrences must both keep their EXDATE.
         await trx.selectFrom('events').select('id').where('id', '=', row.id).forUpdate().execute()
         const series = (await findEventRow(trx, row.id))!
-        if (!occurrenceAt(series, key)) throw occurrenceNotFound(series.id, key)
+        if (!(await occurrenceAt(series, key))) throw occurrenceNotFound(series.id, key)
         const plan = await planEventWrite(trx, { recurrence: withExdate(series.recurrence!, key, series.all_day) }, series, ctx)
         await applyEventWrite(trx, plan, series, ctx)
         // A changed occurrence goes with it: its own row and the kept (overridden) stored occurrence.
@@ -128,7 +129,7 @@ async function copySeriesColumns(trx: Transaction<DB>, seriesId: number, id: num
  * overridden and hidden from lists; one past the stored horizon is stored now, so extending the
  * horizon does not list it.
  */
-async function keepOverridden(trx: Transaction<DB>, seriesId: number, key: string, occurrence: NonNullable<ReturnType<typeof occurrenceAt>>): Promise<void> {
+async function keepOverridden(trx: Transaction<DB>, seriesId: number, key: string, occurrence: NonNullable<Awaited<ReturnType<typeof occurrenceAt>>>): Promise<void> {
   const marked = await trx
     .updateTable('event_occurrences')
     .set({ overridden: true, hide_from_listings: true })
@@ -146,7 +147,7 @@ async function keepOverridden(trx: Transaction<DB>, seriesId: number, key: strin
  * rematerialisation keeps its place and never lists it twice.
  */
 async function createException(trx: Transaction<DB>, series: EventRow, key: string, input: EventInput, ctx: CallContext): Promise<number> {
-  const occurrence = occurrenceAt(series, key)
+  const occurrence = await occurrenceAt(series, key)
   if (!occurrence) throw occurrenceNotFound(series.id, key)
   const base: EventInput = { ...(await seriesFields(trx, series)), start_date: occurrence.start_local, end_date: occurrence.end_local }
   const plan = await planEventWrite(trx, { ...base, ...input }, undefined, ctx)
@@ -221,17 +222,17 @@ interface SplitResult {
  * on the wall clock). The one at `key` itself also takes the split's change. One the new series
  * does not have (its rule was replaced) is dropped.
  */
-async function moveExceptions(trx: Transaction<DB>, series: EventRow, newId: number, key: string, shiftMs: number, input: EventInput, ctx: CallContext): Promise<void> {
+async function moveExceptions(trx: Transaction<DB>, series: EventRow, newId: number, key: string, shiftMs: number, input: EventInput, ctx: CallContext, work: RuleWork): Promise<void> {
   const moving = await trx.selectFrom('events').select(['id', 'exception_key']).where('exception_of', '=', series.id).where('exception_key', '>=', key).execute()
   if (moving.length === 0) return
   const target = (await findEventRow(trx, newId))!
   for (const ex of moving) {
     const oldKey = ex.exception_key!
     await trx.deleteFrom('event_occurrences').where('series_id', '=', series.id).where('occurrence_key', '=', oldKey).execute()
-    const was = occurrenceAt(series, oldKey)
+    const was = await occurrenceAt(series, oldKey, work)
     const wall = was && epochMsToUtcWall(utcWallToEpochMs(was.start_local) + shiftMs)
     const newKey = wall && occurrenceKey(target.all_day ? wall : wallToUtc(wall, target.timezone), wall, target.all_day)
-    const now = newKey ? occurrenceAt(target, newKey) : undefined
+    const now = newKey ? await occurrenceAt(target, newKey, work) : undefined
     if (!now) {
       await trx.deleteFrom('events').where('id', '=', ex.id).execute()
       continue
@@ -257,11 +258,15 @@ async function splitSeries(trx: Transaction<DB>, seriesId: number, key: string, 
   // Under a row lock, as every series write: a concurrent split or occurrence delete waits.
   await trx.selectFrom('events').select('id').where('id', '=', seriesId).forUpdate().execute()
   const series = (await findEventRow(trx, seriesId))!
-  const occurrence = occurrenceAt(series, key)
+  // One budget of rule work for the whole split (a rule stored before its bounds may be costly).
+  const work = ruleWork()
+  const occurrence = await occurrenceAt(series, key, work)
   if (!occurrence) throw occurrenceNotFound(series.id, key)
   const start: SeriesStart = { wall: wallFromDb(series.start_local), zone: series.timezone, allDay: series.all_day }
   const from = new Date(utcWallToEpochMs(wallFromDb(series.start_utc)) - 2 * DAY_MS)
-  const [first] = expandRecurrence(series.recurrence!, start, from, new Date(utcWallToEpochMs(occurrence.start_utc) + 2 * DAY_MS), 1)
+  // The first occurrence only: sliced, the walk stops at it (one call from the start to the key
+  // expanded every occurrence in between on the event loop: seconds for a daily series of decades).
+  const [first] = await expandSliced(series.recurrence!, start, from, new Date(utcWallToEpochMs(occurrence.start_utc) + 2 * DAY_MS), 1, work)
   if (!first || first.wall >= occurrence.start_local) {
     await applyEventWrite(trx, await planEventWrite(trx, input, series, ctx), series, ctx)
     return { id: series.id, created: false }
@@ -270,14 +275,14 @@ async function splitSeries(trx: Transaction<DB>, seriesId: number, key: string, 
   // Where the new series starts decides how far its dates move: plan its times first, without a rule.
   const times = await planEventWrite(trx, { ...base, ...input, recurrence: [] }, undefined, ctx)
   const shiftMs = utcWallToEpochMs(times.columns.start_local as string) - utcWallToEpochMs(occurrence.start_local)
-  const lines = splitRecurrence(series.recurrence!, start, { wall: occurrence.start_local, utc: occurrence.start_utc }, shiftMs, times.columns.timezone as string)
+  const lines = await splitRecurrence(series.recurrence!, start, { wall: occurrence.start_local, utc: occurrence.start_utc }, shiftMs, times.columns.timezone as string, work)
   const plan = await planEventWrite(trx, { ...base, ...input, recurrence: input.recurrence !== undefined ? input.recurrence : lines.after }, undefined, ctx)
   const ending = await planEventWrite(trx, { recurrence: lines.before }, series, ctx)
   const id = await applyEventWrite(trx, plan, undefined, ctx)
   await copySeriesColumns(trx, series.id, id, input)
   await trx.updateTable('events').set({ split_from: series.id }).where('id', '=', id).execute()
   // Before the old rule is cut: a rule edit drops the exceptions whose key it no longer has.
-  await moveExceptions(trx, series, id, key, shiftMs, input, ctx)
+  await moveExceptions(trx, series, id, key, shiftMs, input, ctx, work)
   await applyEventWrite(trx, ending, series, ctx)
   return { id, created: true }
 }

@@ -124,8 +124,10 @@ function rowsOf(series: SeriesRow, found: readonly Occurrence[], toUtc: (wall: W
 /**
  * The occurrence of `series` whose key is `key`, computed from the rule (stored or not: an
  * open-ended series has occurrences past the horizon); `undefined` when the series has none there.
+ * Sliced and bounded like every expansion on a request's path (`work`: a rule stored before its
+ * bounds, too costly, is the 400 on `recurrence`, never a held event loop).
  */
-export function occurrenceAt(series: SeriesRow, key: string) {
+export async function occurrenceAt(series: SeriesRow, key: string, work: RuleWork = ruleWork()) {
   const m = KEY_RE.exec(key)
   if (!m || !series.recurrence || series.recurrence.length === 0 || series.all_day !== (m[4] === undefined)) return undefined
   const utc = `${m[1]}-${m[2]}-${m[3]} ${m[4] ?? '00'}:${m[5] ?? '00'}:${m[6] ?? '00'}`
@@ -133,7 +135,7 @@ export function occurrenceAt(series: SeriesRow, key: string) {
   const at = asDate(utc)
   // All-day keys are dates of the series' own calendar: look a day around and match the key.
   const margin = series.all_day ? 2 * DAY_MS : 0
-  return occurrenceRows(series, new Date(at.getTime() - margin), new Date(at.getTime() + margin), 5).find((r) => r.occurrence_key === key)
+  return (await slicedRows(series, work, new Date(at.getTime() - margin), new Date(at.getTime() + margin), 5)).find((r) => r.occurrence_key === key)
 }
 
 /**
@@ -141,9 +143,9 @@ export function occurrenceAt(series: SeriesRow, key: string) {
  * without `from`: as `occurrenceRows`, but window by window, yielding to the event loop (issue 28:
  * the write path and the horizon job expand up to 10,000 occurrences a series).
  */
-async function slicedRows(series: SeriesRow, work: RuleWork, from?: Date, to?: Date) {
+async function slicedRows(series: SeriesRow, work: RuleWork, from?: Date, to?: Date, limit = MAX_STORED_OCCURRENCES) {
   const start = { wall: wallFromDb(series.start_local), zone: series.timezone, allDay: series.all_day }
-  const found = from && to ? await expandSliced(series.recurrence!, start, from, to, MAX_STORED_OCCURRENCES, work) : await expandBoundedSliced(series.recurrence!, start, work)
+  const found = from && to ? await expandSliced(series.recurrence!, start, from, to, limit, work) : await expandBoundedSliced(series.recurrence!, start, work)
   // Rows cost a zone conversion each (tens of µs): made a few milliseconds at a time too.
   const rows: ReturnType<typeof rowsOf> = []
   for (let i = 0; i < found.length; ) {

@@ -15,10 +15,10 @@ import {
 } from './recurrence.js'
 
 // Rule work that never holds the event loop (issue 28): the engine is asked for one window of
-// time at a time, each sized to a few milliseconds of work, with a yield to the event loop
-// between windows, and a call stops at a budget of engine time. The engine costs 3 µs to 30 ms a
-// period depending on the rule (BYSETPOS makes it build every period's whole set), so a window
-// is sized by measuring, not by counting. Embedded, the calendar shares its host's event loop.
+// time at a time, each sized to a few milliseconds of work (by measuring, not by counting steps:
+// the engine costs 3 µs to 30 ms a period depending on the rule), with a yield to the event loop
+// between windows, and a call stops at a budget of engine time. Embedded, the calendar shares its
+// host's event loop.
 
 /** Most milliseconds of engine time one validation of a rule may spend (docs/recurrence.md). */
 export const RULE_WORK_MS = 2000
@@ -56,11 +56,16 @@ function ruleParts(rule: string): Map<string, string> {
   return new Map(rule.slice('RRULE:'.length).split(';').map((p) => p.split('=') as [string, string]))
 }
 
-/** One period of the rule (FREQ times INTERVAL), at least a day. */
-function periodMs(rule: string | undefined): number {
-  if (!rule) return DAY_MS
+/** One period of the rule (FREQ times INTERVAL, at least a day), and whether the engine's cost is per period (BYSETPOS: its whole set) rather than per day. */
+interface Period {
+  ms: number
+  whole: boolean
+}
+
+function periodOf(rule: string | undefined): Period {
+  if (!rule) return { ms: DAY_MS, whole: false }
   const parts = ruleParts(rule)
-  return (UNIT_DAYS[parts.get('FREQ')!] ?? 1) * Number(parts.get('INTERVAL') ?? 1) * DAY_MS
+  return { ms: (UNIT_DAYS[parts.get('FREQ')!] ?? 1) * Number(parts.get('INTERVAL') ?? 1) * DAY_MS, whole: parts.has('BYSETPOS') }
 }
 
 /** The series' start as the engine's instant (a UTC-clock series reads its wall clock as UTC). */
@@ -81,19 +86,23 @@ async function walk(
   rule: RRuleTemporal,
   fromMs: number,
   toMs: number,
-  unitMs: number,
+  period: Period,
   work: RuleWork,
   visit: (found: Zoned[], endMs: number) => boolean | void,
 ): Promise<void> {
-  // One period first, then twice as many while a window costs under half a slice and half as
-  // many when it costs over two. The engine's smallest step is one period: a yearly rule that
-  // selects most days of the year costs it 30-300 ms (docs/recurrence.md, a known limit).
-  let windowMs = unitMs
+  // Windows sized by time, not by steps: at most a week first, then twice as long while one costs
+  // under half a slice and half as long while it costs over two. The engine's work follows the
+  // days a window covers (a yearly rule selecting most days cost 30-300 ms a year on the shared
+  // machine, one window when windows were whole periods), so windows shrink down to a day; except
+  // with BYSETPOS, whose cost is the period's whole set however short the window (5-20 ms a year):
+  // smaller windows would only multiply it, so those keep whole periods.
+  const floorMs = period.whole ? period.ms : DAY_MS
+  let windowMs = Math.max(floorMs, Math.min(period.ms, 7 * DAY_MS))
   for (let at = fromMs; at <= toMs; ) {
     if (work.spentMs > work.limitMs) {
       throw invalidRecurrence(`The rule needs more than ${work.limitMs} ms of work to expand (issue 28: rule work is bounded per request).`)
     }
-    const end = Math.min(toMs, at + windowMs)
+    const end = Math.min(toMs, at + windowMs - 1)
     const began = performance.now()
     let more: boolean | void
     try {
@@ -104,7 +113,7 @@ async function walk(
     if (more === false || end >= toMs) return
     const spent = performance.now() - began
     if (spent < SLICE_MS / 2) windowMs *= 2
-    else if (spent > SLICE_MS * 2) windowMs = Math.max(unitMs, windowMs / 2)
+    else if (spent > SLICE_MS * 2) windowMs = Math.max(floorMs, windowMs / 2)
     at = end + 1
     await yieldToLoop()
   }
@@ -136,7 +145,7 @@ export async function verifyRecurrence(lines: readonly string[], start: SeriesSt
     const from = startMs(start, zone) - DAY_MS
     // The start always counts (RFC 5545 3.3.10): the rule's own next occurrence is the second.
     let found = 0
-    await engineWork(() => walk(engine([rule], start, zone), from, from + DAY_MS + REACH_MS, periodMs(rule), work, (batch) => (found += batch.length) < 2))
+    await engineWork(() => walk(engine([rule], start, zone), from, from + DAY_MS + REACH_MS, periodOf(rule), work, (batch) => (found += batch.length) < 2))
     if (found < 2) throw invalidRecurrence(`The rule yields no occurrence within ${RULE_REACH_YEARS} years of the start.`)
     return
   }
@@ -154,7 +163,7 @@ async function countedEnd(rule: string, count: number, start: SeriesStart, zone:
   let seen = 0
   let last = from + DAY_MS
   let end: number | undefined
-  await walk(engine([open], start, zone), from, LAST_MS, periodMs(rule), work, (batch, windowEnd) => {
+  await walk(engine([open], start, zone), from, LAST_MS, periodOf(rule), work, (batch, windowEnd) => {
     for (const z of batch) {
       if (z.epochMilliseconds - last > REACH_MS) throw gap(last)
       last = z.epochMilliseconds
@@ -203,7 +212,7 @@ export async function expandBoundedSliced(lines: readonly string[], start: Serie
     }
     const from = startMs(start, zone) - DAY_MS
     let last = from + DAY_MS
-    await walk(engine([bounded, ...exdates], start, zone), from, endMs, periodMs(rule), work, (batch, windowEnd) => {
+    await walk(engine([bounded, ...exdates], start, zone), from, endMs, periodOf(rule), work, (batch, windowEnd) => {
       for (const z of batch) {
         if (z.epochMilliseconds - last > REACH_MS) throw gap(last)
         last = z.epochMilliseconds
@@ -239,7 +248,7 @@ export async function expandSliced(
   const widen = zone === start.zone ? 0 : DAY_MS
   const out: Occurrence[] = []
   await engineWork(() =>
-    walk(engine(lines, start, zone), fromUtc.getTime() - widen, toUtc.getTime() + widen, periodMs(rule), work, (batch) => {
+    walk(engine(lines, start, zone), fromUtc.getTime() - widen, toUtc.getTime() + widen, periodOf(rule), work, (batch) => {
       for (const z of batch) {
         const o = toOccurrence(z, start, zone)
         if (o.utc >= from && o.utc <= to) out.push(o)

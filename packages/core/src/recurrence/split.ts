@@ -1,7 +1,8 @@
 import { invalidParams } from '../errors.js'
 import { intlZone } from '../time/vtimezone.js'
 import { epochMsToUtcWall, utcToWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../time/wall-time.js'
-import { expandBounded, expandRecurrence, type SeriesStart } from './recurrence.js'
+import type { SeriesStart } from './recurrence.js'
+import { expandBoundedSliced, expandSliced, ruleWork, type RuleWork } from './rule-work.js'
 
 // "This and all following" (issue 19 item 3, docs/recurrence.md): the recurrence lines of the two
 // series a split makes. The rule engine decides what the occurrences are; this only rewrites the
@@ -55,12 +56,15 @@ function ruleEndingAt(parts: [string, string][], name: 'COUNT' | 'UNTIL', value:
 const untilValue = (wall: WallTime, date: boolean) => (date ? compact(wall).slice(0, 8) : `${compact(wall).slice(0, 8)}T${compact(wall).slice(8)}Z`)
 
 /** The walls of the rule's own instances (no RDATE/EXDATE) before and at/after `keyWall`, and whether `keyWall` is one. */
-function ruleInstances(rule: string, start: SeriesStart, keyWall: WallTime, keyUtc: WallTime) {
+async function ruleInstances(rule: string, start: SeriesStart, keyWall: WallTime, keyUtc: WallTime, work: RuleWork) {
   const bounded = /(^|[:;])(COUNT|UNTIL)=/.test(rule)
-  // An open-ended rule has no count to carry over: only whether the key is one of its instances matters.
-  const walls = bounded
-    ? expandBounded([rule], start).map((o) => o.wall)
-    : expandRecurrence([rule], start, new Date(utcWallToEpochMs(keyUtc) - 2 * DAY_MS), new Date(utcWallToEpochMs(keyUtc) + 2 * DAY_MS)).map((o) => o.wall)
+  // An open-ended rule has no count to carry over: only whether the key is one of its instances
+  // matters. Sliced and within the request's work, as every expansion on a request's path.
+  const walls = (
+    bounded
+      ? await expandBoundedSliced([rule], start, work)
+      : await expandSliced([rule], start, new Date(utcWallToEpochMs(keyUtc) - 2 * DAY_MS), new Date(utcWallToEpochMs(keyUtc) + 2 * DAY_MS), 10_000, work)
+  ).map((o) => o.wall)
   // FREQ is at least DAILY, so instances' wall clocks rise with their instants.
   return {
     before: walls.filter((w) => w < keyWall).length,
@@ -80,13 +84,14 @@ function ruleInstances(rule: string, start: SeriesStart, keyWall: WallTime, keyU
  * An occurrence that only an RDATE gives, with more of the rule's instances after it, cannot
  * start a rule: `400` on `recurrence`.
  */
-export function splitRecurrence(
+export async function splitRecurrence(
   lines: readonly string[],
   start: SeriesStart,
   key: { wall: WallTime; utc: WallTime },
   shiftMs: number,
   zone: string = start.zone,
-): SplitLines {
+  work: RuleWork = ruleWork(),
+): Promise<SplitLines> {
   const before: string[] = []
   const after: string[] = []
   // A new zone moves the instances as a shift does: same wall clocks, other instants.
@@ -97,7 +102,7 @@ export function splitRecurrence(
       const parts = ruleParts(line)
       const count = parts.some(([n]) => n === 'COUNT')
       const until = parts.find(([n]) => n === 'UNTIL')?.[1]
-      const rule = ruleInstances(line, start, key.wall, key.utc)
+      const rule = await ruleInstances(line, start, key.wall, key.utc, work)
       if (count) before.push(ruleEndingAt(parts, 'COUNT', String(rule.before)))
       else {
         // Rules of `UTC±h` and all-day series run on a UTC clock (recurrence.ts): their UNTIL is their wall clock.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
-import { freshCalendar } from '../../../../test-support/test-db.js'
+import { execSql, freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 import { watchLoopHold } from '../../../../test-support/cpu-clock.js'
 
@@ -129,5 +129,36 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
     const list = await server.request('GET', `/events?start_date=2027-01-01&end_date=2027-01-31&per_page=50&search=${encodeURIComponent('Since 1950')}`)
     expect(list.body.total).toBe(31)
+  })
+
+  it('refuses to split a daily series of decades at a late occurrence with a 400, without expanding every occurrence before it on the loop', async () => {
+    const series = await calendar.events.create({
+      title: 'Daily since 1960', status: 'publish', start_date: '1960-01-01 10:00:00', end_date: '1960-01-01 11:00:00', timezone: 'Europe/Berlin', recurrence: ['RRULE:FREQ=DAILY'],
+    })
+    // "This and all following" looks for the series' first occurrence: one engine call from the
+    // start to the key expanded 24,000 days in one go (past the engine's 20,000 steps). The part
+    // before the key would hold more occurrences than a bounded series may: the rule's 400.
+    const res = await timed(() => server.request('PATCH', `/events/${series.id}/occurrences/20270115T090000Z/following`, { token: admin, body: { title: 'Daily, renamed' } }))
+    expect([res.status, res.body.code, Object.keys(res.body.data?.params ?? {})], JSON.stringify(res.body)).toEqual([400, 'rest_invalid_param', ['recurrence']])
+    expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
+    expect((await server.request('GET', `/events/${series.id}`, { token: admin })).body.recurrence).toEqual(['RRULE:FREQ=DAILY'])
+  })
+
+  it('answers reads, deletes and splits of occurrences of a pathological rule stored before its bounds with a 4xx, without holding the loop', async () => {
+    // A series written before rules were bounded (migration-era data): straight into the table.
+    const legacy = await calendar.events.create({ ...EVENT, title: 'Legacy rule', status: 'publish', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] })
+    await execSql(`update events set recurrence = array['${NEVER[0]}'] where id = ${legacy.id}`)
+    const requests: [string, () => Promise<{ status: number; body: any }>][] = [
+      ['anonymous read of an occurrence', () => server.request('GET', `/events/${legacy.id}/occurrences/20300319T090000Z`)],
+      ['delete of an occurrence', () => server.request('DELETE', `/events/${legacy.id}/occurrences/20300319T090000Z`, { token: admin })],
+      ['change of an occurrence', () => server.request('PATCH', `/events/${legacy.id}/occurrences/20300319T090000Z`, { token: admin, body: { title: 'x' } })],
+      ['split', () => server.request('PATCH', `/events/${legacy.id}/occurrences/20300319T090000Z/following`, { token: admin, body: { title: 'x' } })],
+    ]
+    for (const [name, send] of requests) {
+      const res = await timed(send)
+      expect(res.status, name).toBeGreaterThanOrEqual(400)
+      expect(res.status, name).toBeLessThan(500)
+      expect(res.blockMs, name).toBeLessThan(MAX_BLOCK_MS)
+    }
   })
 })

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import ICAL from 'ical.js'
+import { RRuleTemporal } from 'rrule-temporal'
 import { describe, expect, it } from 'vitest'
 import { cpuNow, watchLoopHold } from '../../../../test-support/cpu-clock.js'
 import { CalendarError } from '../../src/errors.js'
@@ -312,6 +313,41 @@ describe('recurrence: rules bounded by work (issue 28)', () => {
     // loop for 20 s and more.
     expect(cpuMs).toBeLessThan(15_000)
     expect(longestHoldMs).toBeLessThan(1000)
+  })
+
+  it('holds the event loop a few milliseconds at a time for a yearly rule selecting most days: windows shorter than its period', async () => {
+    const rule = ['RRULE:FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU']
+    const start = berlin('2026-03-02 10:00:00')
+    // Each engine call's CPU time: the stretches the expansion holds the loop for, GC between them aside.
+    const between = RRuleTemporal.prototype.between
+    const calls: number[] = []
+    RRuleTemporal.prototype.between = function (this: RRuleTemporal, ...args: Parameters<RRuleTemporal['between']>) {
+      const began = cpuNow()
+      try {
+        return between.apply(this, args)
+      } finally {
+        calls.push(cpuNow() - began)
+      }
+    }
+    try {
+      // One whole year in one call, the smallest window before (30-300 ms seen on the shared machine); the first call warms up.
+      for (const year of [2027, 2028, 2029]) expandRecurrence(rule, start, new Date(`${year}-01-01T00:00:00Z`), new Date(`${year}-12-31T23:59:59Z`))
+      const yearMs = Math.min(...calls.splice(0))
+      const watch = watchLoopHold(2)
+      const found = await expandSliced(rule, start, new Date('2030-01-01T00:00:00Z'), new Date('2032-12-31T23:59:59Z'), 10_000, ruleWork(Infinity))
+      const { longestHoldMs } = watch.stop()
+      expect(found).toHaveLength(366 + 365 + 365)
+      expect(found[0]!.wall).toBe('2030-01-01 10:00:00')
+      // Windows shorter than the rule's year, each costing a fraction of one (the 90th percentile:
+      // a call that met a garbage collection is no window too long).
+      expect(calls.length).toBeGreaterThan(3 * 3)
+      const p90 = [...calls].sort((a, b) => a - b)[Math.floor(calls.length * 0.9)]!
+      expect(p90, `one year in one call: ${yearMs.toFixed(1)} ms`).toBeLessThan(yearMs / 2)
+      // The loop held in CPU time between 2 ms ticks (a loaded machine delays timers, not CPU): seconds would be the bug.
+      expect(longestHoldMs).toBeLessThan(1000)
+    } finally {
+      RRuleTemporal.prototype.between = between
+    }
   })
 
   it('expands window by window exactly as in one go (COUNT, UNTIL, open-ended, EXDATE, RDATE, all-day, UTC±h)', async () => {
