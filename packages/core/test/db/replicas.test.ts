@@ -79,6 +79,17 @@ describe.skipIf(BACKEND !== 'postgres')('read replicas (postgres)', () => {
     expect(parseLsn(read.headers['Cal-Read-After'])).toBeGreaterThanOrEqual(parseLsn(created.headers['Cal-Read-After'])!)
   })
 
+  it('keeps sync walks on the primary', async () => {
+    for (const [path, query] of [['/events/sync', ''], ['/events', 'sync=1']] as const) {
+      const before = await reads()
+      const res = await calendar.handle({ method: 'GET', path: `${PATH}${path}`, query, headers: {}, origin: 'http://cal.test' })
+      expect(res.status).toBe(200)
+      // Not routed at all: no replica read, and no position (a walk carries its own, the sync token).
+      expect(await reads()).toMatchObject({ primaryReads: before.primaryReads, replicaReads: before.replicaReads })
+      expect(res.headers['Cal-Read-After']).toBeUndefined()
+    }
+  })
+
   it('falls back to the primary while the replica is stopped (no 5xx) and uses it again once it is back', async () => {
     const created = await create('Through an outage')
     const id = (created.body as { id: number }).id

@@ -1,4 +1,5 @@
 import { NAMESPACE } from '../../api/context.js'
+import { paramsWith } from '../../api/policy.js'
 import { isDatabaseUnavailable } from '../../db/connection-errors.js'
 import { formatLsn, parseLsn, type ReadChoice, type ReadRouter } from '../../db/replicas.js'
 import { header, need, type HttpExchange, type Step } from './step.js'
@@ -25,9 +26,8 @@ export function replicaStep(reads: ReadRouter): Step<HttpExchange> {
   return {
     name: 'replica',
     async run(x, next) {
-      const endpoint = need(x.endpoint, 'the endpoint')
       const reading = x.method === 'GET' || x.method === 'HEAD'
-      if (reading && !x.principal && !endpoint.sync && !STATIC_ROUTES.test(need(x.match, 'the route').route.pattern)) {
+      if (reading && !x.principal && !isSyncWalk(x) && !STATIC_ROUTES.test(need(x.match, 'the route').route.pattern)) {
         const asked = header(x.request, READ_AFTER_HEADER)
         x.readFrom = reads.choose(asked === undefined ? undefined : (parseLsn(asked) ?? UNREADABLE_POSITION))
       }
@@ -45,6 +45,13 @@ export function replicaStep(reads: ReadRouter): Step<HttpExchange> {
       if (position !== undefined) response.headers[READ_AFTER_HEADER] = formatLsn(position)
     },
   }
+}
+
+/** A sync walk (docs/sync.md): a `/sync` route, or a list sent one of the walk's own parameters (`sync`, `sync_token`, `sync_page`). */
+function isSyncWalk(x: HttpExchange): boolean {
+  if (need(x.match, 'the route').route.pattern.endsWith('/sync')) return true
+  const query = need(x.query, 'the query')
+  return paramsWith(need(x.operation, 'the operation').args, 'sync', 'walk').some((name) => query[name] !== undefined)
 }
 
 /**
