@@ -13,6 +13,13 @@ const EXPRESS_ONLY_FOR_NOW = [
   ...['ical-keys-polling', 'if-match', 'internal-errors', 'openapi-conformance', 'openapi-lint', 'openapi-prism', 'roles', 'rule-work', 'write-outcome'],
 ].map((f) => `packages/core/test/http/${f}.http.test.ts`)
 
+// The contract files run again inside a multi-calendar app (project http-multi). Not response-cache:
+// it compares bytes with a second calendar opened beside the set, whose links have no mount.
+const MULTI_CALENDAR_FILES = [
+  ...['events', 'venues', 'organizers', 'terms', 'wp-compat', 'samples', 'sync', 'idempotency', 'etag', 'discovery', 'visibility'],
+  ...['token-expiry', 'ical', 'recurrence', 'basic-auth', 'cors'],
+].map((f) => `packages/core/test/http/${f}.http.test.ts`)
+
 // `pnpm test:fast` (CAL_TEST_FAST=1): the edit-test loop. Unit tests, the database tests on PGlite
 // and the HTTP contract tests, without what costs minutes and checks no single change's logic:
 // fuzzing, the boundary sweep, browsers, linting the document, database faults on private servers,
@@ -99,6 +106,18 @@ export default defineConfig({
           include: [HTTP_CONTRACT, 'packages/http-fetch/test/**/*.test.ts'],
           exclude: [...fastExclude, ...EXPRESS_ONLY_FOR_NOW, '**/*.browser.test.ts'],
           env: { CAL_TEST_BACKEND: 'postgres', CAL_HTTP_ADAPTER: 'fetch' },
+          isolate: false,
+        },
+      },
+      {
+        // A representative part of the HTTP contract suite again, each test's calendar the calendar
+        // `main` of a calendar set (the worker's schema taken in), served through the Express
+        // adapter's resolver under /calendars/main (test-support/test-db.ts, `CAL_TEST_MULTI`).
+        extends: true,
+        test: {
+          name: 'http-multi',
+          include: MULTI_CALENDAR_FILES,
+          env: { CAL_TEST_BACKEND: 'postgres', CAL_TEST_MULTI: '1' },
           isolate: false,
         },
       },

@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { getRequestListener } from '@hono/node-server'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, Calendars } from '@cal-events/core'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { setOf } from './test-db.js'
 import { createCalendarRouter } from '@cal-events/http-express'
 import { createFetchHandler } from '@cal-events/http-fetch'
 
@@ -31,6 +33,16 @@ export interface ServerOptions {
   pages?: Record<string, string>
 }
 
+/** A Node request handler serving every calendar of `set` under `mount` (`/calendars/:key`) through the adapter's resolver. */
+export function manyHandler(set: Calendars, mount: string, adapter: 'express' | 'fetch' = ADAPTER): (req: IncomingMessage, res: ServerResponse) => void {
+  if (adapter === 'fetch') {
+    return getRequestListener(createFetchHandler((_request, params) => set.resolve(params.key!), { basePath: mount }), { overrideGlobalObjects: false })
+  }
+  const app = express()
+  app.use(mount, createCalendarRouter((req) => set.resolve(req.params.key as string)))
+  return app
+}
+
 /**
  * Starts the calendar on 127.0.0.1:0 behind the adapter under test: `express()` +
  * `createCalendarRouter(calendar)`, or `createFetchHandler(calendar)` served by Node's http through
@@ -38,7 +50,12 @@ export interface ServerOptions {
  */
 export async function startServer(calendar: Calendar, mount = '', { adapter = ADAPTER, pages = {} }: ServerOptions = {}): Promise<TestServer> {
   let handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
-  if (adapter === 'fetch') {
+  const set = setOf(calendar)
+  if (set) {
+    // A calendar of a set (`CAL_TEST_MULTI=1`): served through a resolver, under its key.
+    handler = manyHandler(set, `${mount}/calendars/:key`, adapter)
+    mount = `${mount}/calendars/main`
+  } else if (adapter === 'fetch') {
     const fetchHandler = createFetchHandler(calendar, { basePath: mount })
     handler = getRequestListener(fetchHandler, { overrideGlobalObjects: false })
   } else {

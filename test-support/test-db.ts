@@ -1,7 +1,7 @@
 import { inject } from 'vitest'
 import './vitest-context.js'
 import pg from 'pg'
-import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
+import { createCalendar, createCalendars, type Calendar, type CalendarOptions, type Calendars } from '@cal-events/core'
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -68,12 +68,38 @@ export async function workerCalendarDatabase(poolSize: number): Promise<NonNulla
   return { ...database, poolSize }
 }
 
+/**
+ * `CAL_TEST_MULTI=1` (project `http-multi`): each test's calendar is the calendar `main` of a
+ * calendar set (docs/multi-calendar.md), the worker's `cal_events` schema taken in as an existing
+ * install's would be, and `startServer` serves it through a resolver under `/calendars/main`.
+ */
+export const MULTI = process.env.CAL_TEST_MULTI === '1'
+
+const sets = new WeakMap<Calendar, Calendars>()
+
+/** The calendar set a calendar of `freshCalendar` belongs to (`CAL_TEST_MULTI=1`). */
+export function setOf(calendar: Calendar): Calendars | undefined {
+  return sets.get(calendar)
+}
+
+async function calendarOfSet(options: Omit<CalendarOptions, 'database'>, database: NonNullable<CalendarOptions['database']>, migrate: boolean): Promise<Calendar> {
+  const { schema: _schema, ...shared } = options
+  const set = await createCalendars({ ...shared, database, migrate })
+  const calendar = (await set.get('main')) ?? (await set.create('main', { schema: 'cal_events' }))
+  const close = calendar.close
+  sets.set(calendar, set)
+  // Closing the test's calendar closes its set (and the set's pool).
+  return Object.assign(calendar, { close: async () => (await close(), await set.close()) })
+}
+
 const TABLES = ['event_terms', 'event_organizers', 'events', 'venues', 'organizers', 'terms', 'images', 'api_tokens', 'users']
 
 /** A calendar on an empty worker database (tables truncated, ids restarted). Close it in afterAll. */
 export async function freshCalendar(options: Omit<CalendarOptions, 'database'> = {}): Promise<Calendar> {
   const worker = await workerDb()
-  const calendar = await createCalendar({ ...options, database: worker.database, migrate: !worker.migrated })
+  const calendar = MULTI
+    ? await calendarOfSet(options, worker.database!, !worker.migrated)
+    : await createCalendar({ ...options, database: worker.database, migrate: !worker.migrated })
   worker.migrated = true
   await truncate(worker.database!)
   return calendar

@@ -7,3 +7,5 @@ export { bodyReadError, calendarPrefixes, readRequestBody, responseText } from '
 export { calendarTypes } from './db/pg-types.js'
 export { followKnownTotal } from './events/known-total.js'
 export { slugify } from './shared/slug.js'
+// For adapters answering before a calendar is known (a calendar set's resolver failed): the error shape.
+export { toErrorResponse } from './http/error-response.js'

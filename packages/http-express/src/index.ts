@@ -1,8 +1,8 @@
 import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
-import { eventLoopDelay, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
-import { bodyReadError, calendarPrefixes, responseText } from '@cal-events/core/internal'
+import { CalendarError, eventLoopDelay, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { bodyReadError, calendarPrefixes, responseText, toErrorResponse } from '@cal-events/core/internal'
 import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */
@@ -80,15 +80,85 @@ function defaultOrigin(req: Request): string {
 }
 
 /**
+ * Picks the calendar of a request (a calendar set's `resolve(req.params.key)`, say): `undefined`
+ * answers 404 `rest_calendar_not_found`; a thrown `CalendarError` answers as itself (a malformed
+ * key 400). The router is created with `mergeParams`, so the mount's parameters are in `req.params`.
+ */
+export type CalendarResolver = (req: Request) => Calendar | undefined | Promise<Calendar | undefined>
+
+/** Every prefix a calendar may answer under; with a resolver, each calendar's own (`wpCompat`) decide. */
+const ALL_PREFIXES = calendarPrefixes({ wpCompat: true })
+
+/**
  * An `express.Router` serving the calendar under `/cal/events/v1` (and `/wp-json/tribe/events/v1`
  * with the `wpCompat` option); mount it with `app.use(router)` or under a prefix (`app.use('/api', router)`).
+ * Given a resolver instead of a calendar, it serves many (docs/multi-calendar.md): each request
+ * goes to the calendar the resolver picks, and its links keep the mount (`/groups/chess/cal/events/v1/…`).
  *
  * @example
  * const calendar = await createCalendar({ database: { url: process.env.DATABASE_URL! } })
  * app.use('/api', createCalendarRouter(calendar))
+ * // Many calendars: app.use('/groups/:group', createCalendarRouter((req) => calendars.resolve(req.params.group!)))
  */
-export function createCalendarRouter(calendar: Calendar, options: CalendarRouterOptions = {}): Router {
-  const router = Router()
+export function createCalendarRouter(calendar: Calendar | CalendarResolver, options: CalendarRouterOptions = {}): Router {
+  const router = Router({ mergeParams: true })
+  if (typeof calendar !== 'function') {
+    const serve = servingOf(calendar, options)
+    router.use(serve.prefixes, serve.handlers)
+    router.use(serve.prefixes, serve.onError)
+    return router
+  }
+  const resolve = calendar
+  // One set of handlers per calendar object, made when it is first served.
+  const servers = new WeakMap<Calendar, Serving>()
+  router.use(ALL_PREFIXES, (req: Request, res: Response, next: NextFunction) => {
+    let found: Calendar | undefined | Promise<Calendar | undefined>
+    try {
+      found = resolve(req)
+    } catch (err) {
+      found = Promise.reject(err)
+    }
+    Promise.resolve(found).then(
+      (picked) => {
+        if (!picked) return send(req, res, toErrorResponse(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')))
+        let serve = servers.get(picked)
+        if (!serve) servers.set(picked, (serve = servingOf(picked, options)))
+        // The WordPress path of a calendar without `wpCompat` is not served: the host's 404.
+        if (!serve.prefixes.some((p) => req.baseUrl.endsWith(p))) return next()
+        runChain(serve, req, res, next)
+      },
+      // Unexpected failures of the resolver (the registry's database away) go to the host's handler.
+      (err: unknown) => (err instanceof CalendarError ? send(req, res, toErrorResponse(err)) : next(err)),
+    )
+  })
+  return router
+}
+
+/** One calendar's handlers: the prefixes it answers under, its request chain and its error handler. */
+interface Serving {
+  prefixes: string[]
+  handlers: ((req: Request, res: Response, next: NextFunction) => unknown)[]
+  onError: (err: unknown, req: Request, res: Response, next: NextFunction) => void
+}
+
+/** Runs a calendar's chain by hand (the resolver picked it inside one middleware); an error goes to its error handler. */
+function runChain(serve: Serving, req: Request, res: Response, next: NextFunction): void {
+  let at = 0
+  const step = (err?: unknown): void => {
+    if (err !== undefined && err !== null && err !== 'route' && err !== 'router') return serve.onError(err, req, res, next)
+    const handler = serve.handlers[at++]
+    if (!handler) return next()
+    try {
+      const result = handler(req, res, step)
+      if (result instanceof Promise) result.catch(step)
+    } catch (thrown) {
+      step(thrown)
+    }
+  }
+  step()
+}
+
+function servingOf(calendar: Calendar, options: CalendarRouterOptions): Serving {
   // With `wpCompat` the reference plugin's path is served too, by the same handler.
   const prefixes = calendarPrefixes(calendar.options)
   // Bytes go to the calendar unparsed: it owns content types, JSON errors and the size limit.
@@ -130,18 +200,21 @@ export function createCalendarRouter(calendar: Calendar, options: CalendarRouter
   }
   // With the cache off, or callers told apart by a host hook, there is never a kept answer to find.
   const first = calendar.options.responseCache === false || calendar.options.authenticate ? [] : [fromCache]
-  router.use(prefixes, ...first, readBody, async (req: Request, res: Response) => {
+  const answer = async (req: Request, res: Response) => {
     const response = await calendar.handle(calendarRequest(req))
     if (response.stream) await sendStream(req, res, response, response.stream, (err) => calendar.options.onError?.(err))
     else send(req, res, response)
-  })
-  router.use(prefixes, (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err)
-    // Failures of Express's body reader, told in the calendar's own error shape; with the
-    // request, so a browser on a CORS-listed origin can read this answer too.
-    send(req, res, calendar.toErrorResponse(bodyReadError(err), calendarRequest(req)))
-  })
-  return router
+  }
+  return {
+    prefixes,
+    handlers: [...first, readBody, answer],
+    onError: (err: unknown, req: Request, res: Response, next: NextFunction) => {
+      if (res.headersSent) return next(err)
+      // Failures of Express's body reader, told in the calendar's own error shape; with the
+      // request, so a browser on a CORS-listed origin can read this answer too.
+      send(req, res, calendar.toErrorResponse(bodyReadError(err), calendarRequest(req)))
+    },
+  }
 }
 
 /** Options of the health router. */

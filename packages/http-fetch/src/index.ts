@@ -1,9 +1,12 @@
-import type { Calendar, CalendarRequest, CalendarResponse } from '@cal-events/core'
-import { calendarPrefixes, readRequestBody, responseText } from '@cal-events/core/internal'
+import { CalendarError, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
+import { calendarPrefixes, readRequestBody, responseText, toErrorResponse } from '@cal-events/core/internal'
 
 /** Options of the fetch adapter. */
 export interface FetchHandlerOptions {
-  /** The path the handler is mounted under (`/api`): requests arrive with it, `rest_url`s keep it. Default: none. */
+  /**
+   * The path the handler is mounted under (`/api`): requests arrive with it, `rest_url`s keep it.
+   * Default: none. With a resolver it may hold `:name` segments (`/calendars/:key`), given to the resolver.
+   */
   basePath?: string
   /**
    * The origin of `rest_url`s. Default: the request URL's protocol and the `Host` header as sent
@@ -12,6 +15,8 @@ export interface FetchHandlerOptions {
   origin?: (request: Request) => string
   /** The client's address (password guesses are counted per client). Default: read from the handler's second argument, else none. */
   client?: (request: Request, context?: unknown) => string | undefined
+  /** With a resolver: told of a resolver's unexpected failure (answered 500). */
+  onResolveError?: (err: unknown) => void
 }
 
 /**
@@ -88,8 +93,69 @@ function toResponse(method: string, response: CalendarResponse, onError: (err: u
  * app.all('/api/*', (c) => handler(c.req.raw, c.env))        // Hono
  * export { handler as GET, handler as POST }                 // Next.js: app/api/[...path]/route.ts
  */
-export function createFetchHandler(calendar: Calendar, options: FetchHandlerOptions = {}): FetchHandler {
+export function createFetchHandler(calendar: Calendar | FetchCalendarResolver, options: FetchHandlerOptions = {}): FetchHandler {
   const basePath = (options.basePath ?? '').replace(/\/+$/, '')
+  if (typeof calendar !== 'function') {
+    const serve = servingOf(calendar, options)
+    return (request, context) => serve(request, context, new URL(request.url), basePath)
+  }
+  const resolve = calendar
+  const pattern = mountPattern(basePath)
+  const servers = new WeakMap<Calendar, Serving>()
+  return async function handleMany(request: Request, context?: unknown): Promise<Response> {
+    const url = new URL(request.url)
+    const mount = pattern(url.pathname)
+    if (!mount) return toResponse(request.method, toErrorResponse(new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')), () => {})
+    let picked: Calendar | undefined
+    try {
+      picked = await resolve(request, mount.params)
+    } catch (err) {
+      // A malformed key is the calendar set's 400; anything else is a failure of the host's (500).
+      return toResponse(request.method, toErrorResponse(err, options.onResolveError), () => {})
+    }
+    if (!picked) return toResponse(request.method, toErrorResponse(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')), () => {})
+    let serve = servers.get(picked)
+    if (!serve) servers.set(picked, (serve = servingOf(picked, options)))
+    return serve(request, context, url, mount.base)
+  }
+}
+
+/**
+ * Picks the calendar of a request, given the values of the `:name` segments of `basePath`
+ * (`/calendars/:key`): `undefined` answers 404 `rest_calendar_not_found`; a thrown `CalendarError`
+ * answers as itself (a calendar set's malformed key: 400).
+ */
+export type FetchCalendarResolver = (request: Request, params: Record<string, string>) => Calendar | undefined | Promise<Calendar | undefined>
+
+/**
+ * A base path with `:name` segments as a matcher: the part of a path it covers (segments compared
+ * case-insensitively, as Express mounts) and the segments' values (percent-decoded).
+ */
+function mountPattern(basePath: string): (path: string) => { base: string; params: Record<string, string> } | undefined {
+  const parts = basePath.split('/').slice(1)
+  return (path) => {
+    const segments = path.split('/').slice(1)
+    if (segments.length < parts.length) return undefined
+    const params: Record<string, string> = {}
+    for (const [i, part] of parts.entries()) {
+      const segment = segments[i]!
+      if (part.startsWith(':')) {
+        if (segment === '') return undefined
+        try {
+          params[part.slice(1)] = decodeURIComponent(segment)
+        } catch {
+          return undefined
+        }
+      } else if (segment.toLowerCase() !== part.toLowerCase()) return undefined
+    }
+    return { base: parts.length === 0 ? '' : `/${segments.slice(0, parts.length).join('/')}`, params }
+  }
+}
+
+/** One calendar's answering, for a request whose mount (`basePath`, its `:name` segments filled in) is known. */
+type Serving = (request: Request, context: unknown, url: URL, basePath: string) => Promise<Response>
+
+function servingOf(calendar: Calendar, options: FetchHandlerOptions): Serving {
   const prefixes = calendarPrefixes(calendar.options)
   const lowerPrefixes = prefixes.map((p) => p.toLowerCase())
   const onError = (err: unknown) => calendar.options.onError?.(err)
@@ -97,7 +163,7 @@ export function createFetchHandler(calendar: Calendar, options: FetchHandlerOpti
   const fastPath = calendar.options.responseCache !== false && !calendar.options.authenticate
 
   /** The request line as the Express adapter builds it: the calendar's path below the mount, raw query, headers. */
-  function requestLine(request: Request, url: URL): CalendarRequest | undefined {
+  function requestLine(request: Request, url: URL, basePath: string): CalendarRequest | undefined {
     let below = url.pathname
     if (basePath) {
       // As Express's mounting: a whole path segment, case-insensitive.
@@ -125,9 +191,8 @@ export function createFetchHandler(calendar: Calendar, options: FetchHandlerOpti
     }
   }
 
-  return async function handleFetch(request: Request, context?: unknown): Promise<Response> {
-    const url = new URL(request.url)
-    const line = requestLine(request, url)
+  return async function handleFetch(request, context, url, basePath): Promise<Response> {
+    const line = requestLine(request, url, basePath)
     const client = (options.client ? options.client(request, context) : clientOf(context)) ?? ''
     if (!line) {
       // Outside the calendar's paths: its own "no route" answer, as under its namespace.

@@ -93,10 +93,11 @@ export const WP_REST_NAMESPACE = 'tribe/events/v1'
  * origin. A configured public URL is used for `rest_url`s too: a client's `Host` is never
  * reflected when the service knows its own address. `namespace` is the path the client used.
  */
-export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = '', namespace = NAMESPACE): Urls {
+export function buildUrls(publicBaseUrl: string | undefined, origin: string | undefined, mountPath = '', namespace = NAMESPACE, siteUnderMount = false): Urls {
   const requestRoot = (publicBaseUrl ?? origin ?? 'http://localhost').replace(/\/+$/, '')
-  const site = publicBaseUrl ?? requestRoot
   const mount = mountPath.replace(/\/+$/, '')
+  // One calendar of many: its site is its mount (`/groups/chess`), or its own public URL.
+  const site = publicBaseUrl ?? (siteUnderMount ? `${requestRoot}${mount}` : requestRoot)
   const parsed = new URL(site)
   return {
     rest: `${requestRoot}${mount}/${namespace}`,
@@ -146,7 +147,7 @@ export function buildCallContext(
     client: source.client ?? '',
     language: activeLanguage(options, params.ml_language),
     clock: requestClock(options.now()),
-    urls: buildUrls(options.publicBaseUrl, source.origin, source.mountPath, source.namespace),
+    urls: buildUrls(options.publicBaseUrl, source.origin, source.mountPath, source.namespace, options.siteUnderMount),
     options,
     db,
     raw: source.raw,

@@ -138,12 +138,15 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
   }
 
   async function openCalendar(row: Row, migrate: boolean): Promise<Calendar> {
-    const own = resolveOptions({
-      ...shared,
-      ...pickSettings(row.settings),
-      schema: row.schema_name,
-      authenticate: authenticate && ((request) => authenticate(request, { key: row.key })),
-    })
+    const own: ResolvedOptions = {
+      ...resolveOptions({
+        ...shared,
+        ...pickSettings(row.settings),
+        schema: row.schema_name,
+        authenticate: authenticate && ((request) => authenticate(request, { key: row.key })),
+      }),
+      siteUnderMount: true,
+    }
     const handle = database.open(row.schema_name, own.onQuery)
     if (migrate && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
     else if (!migrate) await assertMigrated(handle.db, row.schema_name)

@@ -184,6 +184,11 @@ export interface ResolvedOptions {
   readonly responseCache: ResponseCacheOptions | false
   /** Bounds of iCalendar feeds. */
   readonly feeds: FeedOptions
+  /**
+   * A calendar of a set (`createCalendars`): without a `publicBaseUrl`, its site links (`url`,
+   * `global_id`, term links) sit under the mount too, so two calendars' links never meet.
+   */
+  readonly siteUnderMount?: boolean
 }
 
 /** Validates the options once; throws a readable error naming each bad option. */

@@ -296,7 +296,9 @@ describe('iCalendar feeds over HTTP', () => {
     const ns = '/cal/events/v1'
     expect(root.body.routes[`${ns}/events/ical`].endpoints[0].args).toHaveProperty('categories')
     expect(root.body.routes[`${ns}/events/ical`].endpoints[0].args).not.toHaveProperty('per_page')
-    expect(root.body.routes[`${ns}/events/ical`]._links.self[0].href).toBe(`https://cal.example.org${ns}/events/ical`)
+    // The server's mount (none; `/calendars/main` in project http-multi) is in the link.
+    const mount = new URL(server.base).pathname.slice(0, -ns.length)
+    expect(root.body.routes[`${ns}/events/ical`]._links.self[0].href).toBe(`https://cal.example.org${mount}${ns}/events/ical`)
     expect(root.body.routes[`${ns}/events/(?P<id>\\d+)/ical`].methods).toEqual(['GET'])
     const doc = (await server.request('GET', '/doc')).body
     for (const path of ['/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical']) {
