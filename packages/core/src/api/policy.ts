@@ -14,6 +14,11 @@ export interface OperationPolicy {
   readonly cache?: 'never'
   /** A create: an `Idempotency-Key` (or the script API's `idempotencyKey`) makes a retry return the first answer. */
   readonly idempotent?: boolean
+  /**
+   * Read replicas (`db/replicas.ts`): `primary`, its anonymous reads stay on the primary like every
+   * write (sync walks on their own path; the root descriptor and `/doc`, which read no data).
+   */
+  readonly replica?: 'primary'
 }
 
 /** Declared parameters, as far as policies go. */

@@ -28,8 +28,8 @@ export function syncOperation<A extends ArgsRecord, P extends SyncingPrepared, R
   if (!prepare) throw new TypeError('A syncing list prepares its sync request.')
   return {
     ...list,
-    // A walk's answer depends on how far the change log was pruned: never kept.
-    policy: { ...list.policy, cache: 'never' },
+    // A walk's answer depends on how far the change log was pruned: never kept, read on the primary.
+    policy: { ...list.policy, cache: 'never', replica: 'primary' },
     args,
     async prepare(input, ctx) {
       const asked = input as SyncParams

@@ -19,6 +19,11 @@ describe.each(['A', 'B'] as const)('operation policies (%s)', (variant) => {
     expect(never.sort()).toEqual(['', '/doc', '/events/:id/ical', '/events/by-slug/:slug/ical', '/events/ical', '/events/sync', '/organizers/sync', '/venues/sync'].sort())
   })
 
+  it('keeps the sync walks, the root descriptor and /doc on the primary with read replicas', () => {
+    const primary = routes.filter((route) => route.endpoints.some((e) => e.operation.policy?.replica === 'primary')).map((route) => route.path.replace('/cal/events/v1', ''))
+    expect(primary.sort()).toEqual(['', '/doc', '/events/sync', '/organizers/sync', '/venues/sync'].sort())
+  })
+
   it('keeps no request that sends a password guess or a sync parameter', () => {
     const password = variant === 'B' ? ['password'] : []
     expect(union((r) => r.uncachedWith)).toEqual([...password, 'sync', 'sync_page', 'sync_token'].sort())

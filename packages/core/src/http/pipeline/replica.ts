@@ -1,4 +1,3 @@
-import { NAMESPACE } from '../../api/context.js'
 import { paramsWith } from '../../api/policy.js'
 import { isDatabaseUnavailable } from '../../db/connection-errors.js'
 import { formatLsn, parseLsn, type ReadChoice, type ReadRouter } from '../../db/replicas.js'
@@ -13,10 +12,9 @@ export const READ_AFTER_HEADER = 'Cal-Read-After'
 
 /** A `Cal-Read-After` that is not a position: read on the primary, which is never behind. */
 const UNREADABLE_POSITION = (1n << 64n) - 1n
-const STATIC_ROUTES = new RegExp(`^/${NAMESPACE}(/doc)?$`)
 
 /**
- * Read replicas (`db/replicas.ts`). An anonymous GET/HEAD (not a sync walk) is read on a replica
+ * Read replicas (`db/replicas.ts`). An anonymous GET/HEAD (not a sync walk, see `onPrimary`) is read on a replica
  * that has replayed the caller's `Cal-Read-After`, else on the primary; writes and signed-in callers
  * stay on the primary. A read whose replica went away mid-read runs again on the primary (no 5xx).
  * Every answer below 400 gets the position it reflects: a write's, the primary's after its commit;
@@ -27,7 +25,7 @@ export function replicaStep(reads: ReadRouter): Step<HttpExchange> {
     name: 'replica',
     async run(x, next) {
       const reading = x.method === 'GET' || x.method === 'HEAD'
-      if (reading && !x.principal && !isSyncWalk(x) && !STATIC_ROUTES.test(need(x.match, 'the route').route.pattern)) {
+      if (reading && !x.principal && !onPrimary(x)) {
         const asked = header(x.request, READ_AFTER_HEADER)
         x.readFrom = reads.choose(asked === undefined ? undefined : (parseLsn(asked) ?? UNREADABLE_POSITION))
       }
@@ -47,11 +45,16 @@ export function replicaStep(reads: ReadRouter): Step<HttpExchange> {
   }
 }
 
-/** A sync walk (docs/sync.md): a `/sync` route, or a list sent one of the walk's own parameters (`sync`, `sync_token`, `sync_page`). */
-function isSyncWalk(x: HttpExchange): boolean {
-  if (need(x.match, 'the route').route.pattern.endsWith('/sync')) return true
+/**
+ * Anonymous reads that stay on the primary: operations declared so (`replica: 'primary'`: the
+ * `/sync` routes, the root descriptor and `/doc`), and a list sent one of a sync walk's own
+ * parameters (`ArgPolicy.sync` `walk`: `sync`, `sync_token`, `sync_page`; docs/sync.md).
+ */
+function onPrimary(x: HttpExchange): boolean {
+  const operation = need(x.operation, 'the operation')
+  if (operation.policy?.replica === 'primary') return true
   const query = need(x.query, 'the query')
-  return paramsWith(need(x.operation, 'the operation').args, 'sync', 'walk').some((name) => query[name] !== undefined)
+  return paramsWith(operation.args, 'sync', 'walk').some((name) => query[name] !== undefined)
 }
 
 /**
