@@ -1,5 +1,7 @@
 export { createCalendar, migrateCalendar } from './create-calendar.js'
 export type { HealthReport, PoolStats } from './db/health.js'
+export type { OpenApiDocument, OpenApiOperation } from './openapi/document.js'
+export type { DescribedArg, DescribedRoute, RootDescriptor } from './openapi/root-descriptor.js'
 export { eventLoopDelay } from './shared/loop-delay.js'
 export type { EventLoopDelay } from './shared/loop-delay.js'
 export type { MigrationReport } from './db/migrate.js'

@@ -123,7 +123,7 @@ export const url0Schema = z.string().max(2048).refine((v) => {
 
 /** Splits an array or CSV string into trimmed, non-empty items (CONTRACT 1.1). */
 export function toList(value: unknown): unknown[] {
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
+  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
   return items
     .flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]))
     .map((item) => (typeof item === 'string' ? item.trim() : item))

@@ -1,4 +1,3 @@
-import type { z } from 'zod'
 import { CalendarError, invalidParams } from '../errors.js'
 import type { ArgSpec } from './arg-kinds.js'
 import type { CallContext } from './context.js'
@@ -8,14 +7,14 @@ import type { OperationResult } from './result.js'
 export type { OperationResult, TextStream } from './result.js'
 
 /** Declared parameters of an endpoint, by name. */
-export type ArgsRecord = Record<string, ArgSpec<any>>
+export type ArgsRecord = Record<string, ArgSpec>
 
 /**
  * What a script caller may pass for declared parameters: each one's wire input, all optional (the
  * operation checks required ones). A name that is not declared does not compile.
  */
 export type ArgInput<A extends ArgsRecord> = {
-  [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<any, infer I> ? I | null : never
+  [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<unknown, infer I> ? I | null : never
 }
 
 /** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
@@ -42,6 +41,12 @@ export interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>,
   authorize?(input: P, ctx: CallContext): void | Promise<void>
   run(input: P, ctx: CallContext): Promise<OperationResult<R>>
 }
+
+/**
+ * Any operation, whatever its parameters, prepared input and result: `P` and `R` are only ever
+ * handed back to the operation's own methods, so this is what a route table or a wrapper holds.
+ */
+export type AnyOperation = Operation<ArgsRecord, unknown, unknown>
 
 /** Declares an operation with its argument types inferred. */
 export function defineOperation<A extends ArgsRecord, P = ParsedArgs<A>, R = unknown>(
@@ -81,7 +86,7 @@ export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string,
       parsed[name] = null
       continue
     }
-    const result = holdsNul(value) ? undefined : (spec.schema as z.ZodType).safeParse(value)
+    const result = holdsNul(value) ? undefined : spec.schema.safeParse(value)
     if (result?.success) parsed[name] = result.data
     else failures[name] = spec.reason ?? 'Invalid parameter.'
   }

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely'
 import { buildCallContext, NAMESPACE } from '../api/context.js'
 import { idempotencyFingerprint, type Fingerprint } from '../api/idempotency.js'
-import type { ArgInput, ArgsRecord, Operation } from '../api/operation.js'
+import type { AnyOperation, ArgInput, ArgsRecord, Operation } from '../api/operation.js'
 import { createFeedKey, listFeedKeys, resolveFeedKey, revokeFeedKey } from '../auth/feed-keys.js'
 import { SYSTEM_PRINCIPAL } from '../auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken } from '../auth/tokens.js'
@@ -19,7 +19,7 @@ import { invalidParams } from '../errors.js'
 import { importEvents } from '../events/event-import.js'
 import type { EventList, EventResource } from '../openapi/resource-types.js'
 import type { CallOptions, CreateOptions, InputOf, WithLanguage } from './script-inputs.js'
-import type { CalendarScripts, Json, PostResourceApi, TermResourceApi } from './script-types.js'
+import type { CalendarScripts, PostResourceApi, TermResourceApi } from './script-types.js'
 import type { CalendarOperations } from './wiring.js'
 
 type Query = Record<string, unknown>
@@ -27,7 +27,6 @@ type Body = Record<string, unknown>
 /** One script call's parameters, typed by the operation's declarations (so internal calls are checked too). */
 type RawCall<A extends ArgsRecord> = { path?: Record<string, string>; query?: WithLanguage<ArgInput<A>>; body?: WithLanguage<ArgInput<A>> }
 
-type AnyOperation = Operation<any, any, any>
 /** The operations behind a `PostResourceApi`. */
 type PostOps = Record<'list' | 'get' | 'getBySlug' | 'create' | 'update' | 'updateBySlug' | 'delete' | 'deleteBySlug', AnyOperation>
 /** The operations behind a `TermResourceApi`. */
@@ -83,7 +82,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
   /** A script call's steps: the request pipeline's call steps around the script's own context step. */
   const steps: readonly Step<ScriptExchange>[] = [idempotencyStep, scriptContext, operationStep]
 
-  async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions, idempotencyKey?: { key: string; fingerprint: Fingerprint }) {
+  async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, unknown, unknown> | undefined, raw: RawCall<A>, opts: CallOptions, idempotencyKey?: { key: string; fingerprint: Fingerprint }) {
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
     const x: ScriptExchange = { db, principal, operation: op, raw: raw as RawCall<ArgsRecord>, language: opts.language, idempotencyKey }
     await runSteps(steps, x)
@@ -92,21 +91,21 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
 
   /** The script services, each call run by `using` on the database it is given (`withTransaction`: the host's transaction). */
   function scripts(using: Using): CalendarScripts {
-    async function call<R = Json, A extends ArgsRecord = ArgsRecord>(op: Operation<A, any, any> | undefined, raw: RawCall<A>, opts: CallOptions = {}): Promise<R> {
+    async function call<R, A extends ArgsRecord = ArgsRecord>(op: Operation<A, unknown, unknown> | undefined, raw: RawCall<A>, opts: CallOptions = {}): Promise<R> {
       return using(async (db) => (await callRaw(db, op, raw, opts)).body as R)
     }
 
     /** A create; with a key, run once per caller and key as over HTTP (`POST` of the same path and body). */
-    async function create(op: Operation<any, any, any> | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<Json> {
+    async function create<R>(op: AnyOperation | undefined, collection: string, body: Body, opts: CreateOptions = {}): Promise<R> {
       const { idempotencyKey: key, ...callOpts } = opts
-      if (key === undefined) return call(op, { body }, callOpts)
+      if (key === undefined) return call<R>(op, { body }, callOpts)
       // The same key and fingerprint as a `POST` of the same path and body over HTTP.
       const asked = { key, fingerprint: idempotencyFingerprint('POST', `${ns}/${collection}`, body) }
-      return using(async (db) => (await callRaw(db, op, { body }, callOpts, asked)).body as Json)
+      return using(async (db) => (await callRaw(db, op, { body }, callOpts, asked)).body as R)
     }
 
     /** A call whose answer is text (`stream`), joined; `key` (a feed key) makes the key's user the caller. */
-    async function callText<A extends ArgsRecord>(op: Operation<A, any, any>, raw: RawCall<A>, key: unknown, opts: CallOptions = {}): Promise<string> {
+    async function callText<A extends ArgsRecord>(op: Operation<A, unknown, unknown>, raw: RawCall<A>, key: unknown, opts: CallOptions = {}): Promise<string> {
       return using(async (db) => {
         let text = ''
         for await (const chunk of (await callRaw(db, op, raw, await keyed(db, key, opts))).stream ?? []) text += chunk
@@ -121,24 +120,24 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
       return { ...opts, as: await resolveFeedKey(db, key) }
     }
     /** `password` of a read, where the operation declares one (variant B). */
-    const passwordQuery = (op: Operation<any, any, any> | undefined, password: string | undefined) =>
+    const passwordQuery = (op: AnyOperation | undefined, password: string | undefined) =>
       password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
 
     const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
     // The input types of the resource APIs come from the operations' own declarations (`InputOf`),
     // so `Calendar`'s declared input types are checked against them where the APIs are assembled
-    // below. Inside, one loose `call` serves every operation: TypeScript cannot relate a deferred
-    // `InputOf<O['create']>` to `O['create']`'s arguments, hence the `Query` casts.
-    type Ops = Record<string, Operation<any, any, any>>
+    // below. Inside, one loose `call` serves every operation (`Ops`): TypeScript cannot relate a
+    // deferred `InputOf<O['create']>` to `O['create']`'s arguments.
+    type Ops = Record<string, AnyOperation>
     const postApi = <T, L, O extends PostOps>(typed: O, collection: string): PostResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
       const ops: Ops = typed
       return {
-        list: (query, o) => call(ops.list, { query: query as Query }, o),
+        list: (query, o) => call(ops.list, { query }, o),
         get: (id, o) => call(ops.get, { path: pathOf('id', id), query: passwordQuery(ops.get, o?.password) }, o),
         getBySlug: (slug, o) => call(ops.getBySlug, { path: pathOf('slug', slug), query: passwordQuery(ops.getBySlug, o?.password) }, o),
-        create: (body, o) => create(ops.create, collection, body, o) as Promise<T>,
-        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
-        updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body: body as Body }, o),
+        create: (body, o) => create<T>(ops.create, collection, body, o),
+        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
+        updateBySlug: (slug, body, o) => call(ops.updateBySlug, { path: pathOf('slug', slug), body }, o),
         delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
         deleteBySlug: (slug, o) => call(ops.deleteBySlug, { path: pathOf('slug', slug) }, o),
       }
@@ -146,10 +145,10 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
     const termApi = <T, L, O extends TermOps>(typed: O, collection: string): TermResourceApi<T, L, InputOf<O['list']>, InputOf<O['create']>> => {
       const ops: Ops = typed
       return {
-        list: (query, o) => call(ops.list, { query: query as Query }, o),
+        list: (query, o) => call(ops.list, { query }, o),
         get: (id, o) => call(ops.get, { path: pathOf('id', id) }, o),
-        create: (body, o) => create(ops.create, collection, body, o) as Promise<T>,
-        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body: body as Body }, o),
+        create: (body, o) => create<T>(ops.create, collection, body, o),
+        update: (id, body, o) => call(ops.update, { path: pathOf('id', id), body }, o),
         delete: (id, o) => call(ops.delete, { path: pathOf('id', id) }, o),
       }
     }

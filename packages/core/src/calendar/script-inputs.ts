@@ -29,7 +29,7 @@ export interface CreateOptions extends CallOptions {
 export type WithLanguage<T> = T & { ml_language?: string }
 
 /** What a script passes to `op`: its declared parameters' wire inputs (and `ml_language`). */
-export type InputOf<O> = O extends Operation<infer A, any, any> ? WithLanguage<ArgInput<A>> : never
+export type InputOf<O> = O extends Operation<infer A, unknown, unknown> ? WithLanguage<ArgInput<A>> : never
 
 /** Query of `events.list`: the parameters of `GET /events` (CONTRACT 6.1; bounds filters in variant B). */
 export type EventListQuery = WithLanguage<ArgInput<EventListArgs>>

@@ -2,6 +2,8 @@
 import type { FeedKeyInfo, FeedKeyInput } from '../auth/feed-keys.js'
 import type { TokenInfo, TokenInput } from '../auth/tokens.js'
 import type { ImportBatchOptions, ImportSummary } from '../events/event-import.js'
+import type { OpenApiDocument } from '../openapi/document.js'
+import type { RootDescriptor } from '../openapi/root-descriptor.js'
 import type {
   CategoryList,
   EventList,
@@ -30,8 +32,6 @@ import type {
 
 type Query = Record<string, unknown>
 type Body = Record<string, unknown>
-/** A loosely typed JSON answer (the discovery documents). */
-export type Json = Record<string, any>
 
 /** The typed script API of one resource with by-id and by-slug routes. */
 export interface PostResourceApi<T, L, Q = Query, I = Body> {
@@ -110,7 +110,7 @@ export interface CalendarScripts {
   readonly categories: TermResourceApi<TermResource, CategoryList>
   readonly tags: TermResourceApi<TermResource, TagList>
   /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */
-  readonly discovery: { describe(options?: CallOptions): Promise<Json>; openapi(options?: CallOptions): Promise<Json> }
+  readonly discovery: { describe(options?: CallOptions): Promise<RootDescriptor>; openapi(options?: CallOptions): Promise<OpenApiDocument> }
   /** API tokens of the default authenticator. */
   readonly tokens: {
     /** Issues a token; `expires` (ISO 8601 date-time with a zone) makes it answer 401 from then on. */

@@ -2,7 +2,7 @@
 // adapter, the root descriptor and the script API use what this builds.
 import { NAMESPACE } from '../api/context.js'
 import { languageArgs } from '../api/language-arg.js'
-import type { Operation } from '../api/operation.js'
+import type { AnyOperation } from '../api/operation.js'
 import type { ResolvedOptions } from '../config/options.js'
 import { eventOperations, eventRoutes, occurrenceRoutes } from '../events/event.routes.js'
 import type { ChangeValidator } from '../http/response-cache.js'
@@ -21,8 +21,8 @@ export type CalendarOperations = ReturnType<typeof wireCalendar>['operations']
 /** Builds the operations for `options` and the route table in registration order. */
 export function wireCalendar(options: ResolvedOptions, validator: ChangeValidator) {
   const lang = languageArgs(options)
-  const withLanguage = <O extends Operation<any, any, any>>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
-  const wrap = <T extends Record<string, Operation<any, any, any>>>(ops: T): T =>
+  const withLanguage = <O extends AnyOperation>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
+  const wrap = <T extends Record<string, AnyOperation>>(ops: T): T =>
     Object.fromEntries(Object.entries(ops).map(([k, op]) => [k, withLanguage(op)])) as T
 
   const ns = `/${NAMESPACE}`

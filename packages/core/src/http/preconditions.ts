@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { invoke, type Operation, type OperationResult } from '../api/operation.js'
+import { invoke, type AnyOperation, type Operation, type OperationResult } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
@@ -33,7 +33,7 @@ export type ItemLock = (trx: Transaction<DB>, input: Record<string, unknown>, ct
 export interface ItemWrite {
   readonly write: 'create' | 'update' | 'delete'
   /** The by-id GET of the item: its answer to this caller is what a tag stands for. */
-  readonly read: Operation<any, any, any>
+  readonly read: AnyOperation
   /** Updates and deletes: how to find and lock the item before the preconditions are checked. */
   readonly lock?: ItemLock
   /**
@@ -94,7 +94,7 @@ export type RunOperation = (operation: ItemWrite['read'], ctx: CallContext) => P
  */
 export async function runItemWrite(
   item: ItemWrite,
-  operation: Operation<any, any, any>,
+  operation: AnyOperation,
   ctx: CallContext,
   namespace: string,
   conditions: Preconditions | undefined,
@@ -116,10 +116,10 @@ export async function runItemWrite(
  * refused caller answer as without the headers (RFC 9110 13.2.1), and only then a 412.
  */
 function guard(
-  operation: Operation<any, any, any>,
+  operation: AnyOperation,
   lock: ItemLock,
   checkLocked: (locked: LockedItem, ctx: CallContext) => Promise<void>,
-): Operation<any, any, any> {
+): AnyOperation {
   let locked: LockedItem | undefined
   return {
     ...operation,

@@ -1,4 +1,4 @@
-import type { Operation } from '../api/operation.js'
+import type { AnyOperation } from '../api/operation.js'
 import type { z } from 'zod'
 import type { CalendarErrorCode } from '../errors.js'
 import { postLock, type ItemLock, type ItemWrite } from './preconditions.js'
@@ -33,7 +33,7 @@ export interface EndpointDoc {
 /** One handler of a route: the methods it answers and what it does. */
 export interface Endpoint {
   readonly methods: readonly HttpMethod[]
-  readonly operation: Operation<any, any, any>
+  readonly operation: AnyOperation
   /** What the OpenAPI document says about it, beyond what the built-in resources derive. */
   readonly doc?: EndpointDoc
   /** A create, update or delete of one item: `ETag` on its answer, `If-Match` honoured (http/preconditions.ts). */

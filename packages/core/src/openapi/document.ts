@@ -273,8 +273,31 @@ const NOT_MODIFIED_RESPONSE = {
   },
 }
 
+/** One operation of the document: the fields every one has, the others as written. */
+export interface OpenApiOperation {
+  operationId: string
+  summary: string
+  tags: string[]
+  responses: Record<string, unknown>
+  [field: string]: unknown
+}
+
+/**
+ * The OpenAPI 3.1 document as JSON: the top-level fields this calendar writes, each part typed as
+ * far as this code states it (an OpenAPI tool reads the rest).
+ */
+export interface OpenApiDocument {
+  openapi: string
+  info: Record<string, unknown>
+  servers: { url: string; description: string }[]
+  tags: Record<string, unknown>[]
+  /** By path, then by lower-case method: the operation objects. */
+  paths: Record<string, Record<string, OpenApiOperation>>
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, unknown> }
+}
+
 /** The OpenAPI 3.1 document (CONTRACT 14.2), generated from the route table and zod schemas. */
-export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): Record<string, unknown> {
+export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, namespacePath: string): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {}
   const bodySchemas: Record<string, Json> = {}
   for (const route of routes) {
@@ -376,5 +399,5 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: Urls, na
       schemas: { Error: ErrorSchema, ...(bodySchemas as Record<string, never>) },
       securitySchemes: SECURITY_SCHEMES,
     },
-  }) as unknown as Record<string, unknown>
+  }) as unknown as OpenApiDocument
 }

@@ -46,12 +46,12 @@ export function argJsonSchema(spec: ArgSpec, where: 'query' | 'body'): Json {
     schema.default = parsed.success ? parsed.data : spec.default
   }
   if (spec.description) {
-    schema.description = schema.description ? `${spec.description} ${String(schema.description)}` : spec.description
+    schema.description = typeof schema.description === 'string' && schema.description ? `${spec.description} ${schema.description}` : spec.description
   }
   if (where === 'query') schema = asQueryValue(schema)
   if (where === 'body' && spec.nullable) {
     const { description, ...rest } = schema
-    return { anyOf: [rest, { type: 'null' }], ...(description ? { description: `${String(description)} \`null\` clears it.` } : {}) }
+    return { anyOf: [rest, { type: 'null' }], ...(typeof description === 'string' && description ? { description: `${description} \`null\` clears it.` } : {}) }
   }
   return schema
 }

@@ -3,16 +3,43 @@ import type { Urls } from '../api/context.js'
 import { NAMESPACE } from '../api/context.js'
 import type { RouteDef } from '../http/routes.js'
 
-function describeArg(spec: ArgSpec): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+/** One declared parameter as the root descriptor lists it. */
+export interface DescribedArg {
+  default?: unknown
+  type?: string | string[]
+  format?: string
+  enum?: readonly (string | number)[]
+  items?: { type: string | string[]; enum?: readonly string[] }
+  description?: string
+  required: boolean
+}
+
+/** One route of the root descriptor: its methods and, per endpoint, the declared parameters. */
+export interface DescribedRoute {
+  namespace: string
+  methods: string[]
+  /** `args` is `[]` when an endpoint declares none (the reference's PHP serialisation). */
+  endpoints: { methods: string[]; args: Record<string, DescribedArg> | [] }[]
+  /** Routes without path parameters link to themselves. */
+  _links?: { self: { href: string }[] }
+}
+
+/** The root descriptor (`GET /cal/events/v1`, CONTRACT 14.1). */
+export interface RootDescriptor {
+  namespace: string
+  routes: Record<string, DescribedRoute>
+  _links: { up: { href: string }[] }
+}
+
+function describeArg(spec: ArgSpec): DescribedArg {
+  const out: Omit<DescribedArg, 'required'> = {}
   if (spec.default !== undefined) out.default = spec.default
   if (spec.doc.type !== undefined) out.type = spec.doc.type
   if (spec.doc.format !== undefined) out.format = spec.doc.format
   if (spec.doc.enum !== undefined) out.enum = spec.doc.enum
   if (spec.doc.items !== undefined) out.items = spec.doc.items
   if (spec.description !== undefined) out.description = spec.description
-  out.required = Boolean(spec.required)
-  return out
+  return { ...out, required: Boolean(spec.required) }
 }
 
 /**
@@ -20,15 +47,15 @@ function describeArg(spec: ArgSpec): Record<string, unknown> {
  * `namespace` is the one the client called: ours, or the reference's `tribe/events/v1` on the
  * compatibility path, whose routes and links it then names as the plugin does.
  */
-export function describeNamespace(routes: readonly RouteDef[], urls: Urls, namespace = NAMESPACE): Record<string, unknown> {
-  const described: Record<string, unknown> = {}
+export function describeNamespace(routes: readonly RouteDef[], urls: Urls, namespace = NAMESPACE): RootDescriptor {
+  const described: Record<string, DescribedRoute> = {}
   // `urls.rest` ends with the namespace; what comes before it is the REST prefix (`…/wp-json/`).
   const prefix = urls.rest.slice(0, -namespace.length)
   const rename = (pattern: string) => `/${namespace}${pattern.slice(NAMESPACE.length + 1)}`
   for (const route of routes) {
     const methods = [...new Set(route.endpoints.flatMap((e) => e.methods))]
     const pattern = rename(route.pattern)
-    const entry: Record<string, unknown> = {
+    const entry: DescribedRoute = {
       namespace,
       methods,
       endpoints: route.endpoints.map((e) => {

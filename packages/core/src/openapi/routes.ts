@@ -4,14 +4,14 @@ import { NAMESPACE, WP_NAMESPACE, WP_REST_NAMESPACE } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
 import { CalendarError } from '../errors.js'
 import type { RouteDef } from '../http/routes.js'
-import { buildOpenApiDocument, openApiServers } from './document.js'
+import { buildOpenApiDocument, openApiServers, type OpenApiDocument } from './document.js'
 import { describeNamespace } from './root-descriptor.js'
 
 /** The root descriptor and documentation operations over the (complete) route table. */
 export function discoveryOperations(routes: () => readonly RouteDef[]) {
   // The document depends on the route table alone, but for its `servers` URL: one copy, and
   // each answer swaps in its own server (a copy per distinct Host grew without bound).
-  let document: Record<string, unknown> | undefined
+  let document: OpenApiDocument | undefined
   return {
     // Neither reads data: a cache check would cost more than answering them.
     root: defineOperation({

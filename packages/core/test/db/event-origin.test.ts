@@ -106,12 +106,13 @@ describe(`events: origin_uid and getByOrigin (${BACKEND})`, () => {
   it('declares origin_uid on event writes in the OpenAPI document and the root descriptor', async () => {
     const doc = await calendar.discovery.openapi()
     for (const [path, method] of [['/events', 'post'], ['/events/{id}', 'patch'], ['/events/by-slug/{slug}', 'put']] as const) {
-      const ref: string = doc.paths[path][method].requestBody.content['application/json'].schema.$ref
-      expect(doc.components.schemas[ref.split('/').pop()!].properties, `${method} ${path}`).toHaveProperty('origin_uid')
+      const body = doc.paths[path]![method]!.requestBody as { content: Record<string, { schema: { $ref: string } }> }
+      const ref = body.content['application/json']!.schema.$ref
+      expect(doc.components.schemas[ref.split('/').pop()!]!.properties, `${method} ${path}`).toHaveProperty('origin_uid')
     }
     const root = await calendar.discovery.describe()
-    const create = root.routes['/cal/events/v1/events'].endpoints.find((e: { methods: string[] }) => e.methods.includes('POST'))
-    expect(create.args.origin_uid).toMatchObject({ type: 'string', required: false })
+    const create = root.routes['/cal/events/v1/events']!.endpoints.find((e) => e.methods.includes('POST'))
+    expect(create?.args).toMatchObject({ origin_uid: { type: 'string', required: false } })
   })
 })
 

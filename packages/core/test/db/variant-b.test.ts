@@ -15,9 +15,9 @@ describe(`variant B with three configured languages (${BACKEND})`, () => {
 
   it('declares ml_language with the configured languages and refuses others', async () => {
     const described = await calendar.discovery.describe()
-    const listArgs = described.routes['/cal/events/v1/events'].endpoints[0].args
-    expect(listArgs.ml_language).toMatchObject({ type: 'string', enum: ['en', 'es', 'fr'], required: false })
-    for (const route of Object.values(described.routes) as { endpoints: { args: Record<string, unknown> }[] }[]) {
+    const listArgs = described.routes['/cal/events/v1/events']!.endpoints[0]!.args
+    expect(listArgs).toMatchObject({ ml_language: { type: 'string', enum: ['en', 'es', 'fr'], required: false } })
+    for (const route of Object.values(described.routes)) {
       for (const endpoint of route.endpoints) expect(endpoint.args).toHaveProperty('ml_language')
     }
     await expect(calendar.events.list({ ml_language: 'de' })).rejects.toMatchObject({
