@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { invoke, type AnyOperation, type Operation, type OperationResult } from '../api/operation.js'
+import { invoke, type AnyOperation, type OperationResult } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
