@@ -122,6 +122,13 @@ export default defineConfig({
         },
       },
       {
+        // The many-instances harness (scripts/cluster/cluster.ts, `pnpm cluster`): HAProxy, 3 example
+        // servers through PgBouncer, a primary and a lagging streaming replica, on loopback ports.
+        // About a minute; not in test:fast.
+        extends: true,
+        test: { name: 'cluster', include: ['scripts/cluster/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 240_000 },
+      },
+      {
         // Docs that cannot drift: every sample of the READMEs and docs/ compiles, parses or runs
         // (docs/test/doc-samples.test.ts), against PostgreSQL.
         extends: true,
