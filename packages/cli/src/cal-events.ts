@@ -10,6 +10,7 @@ const COMMAND_USAGE: Record<string, () => Promise<string>> = {
   migrate: async () => MIGRATE_USAGE,
   tokens: async () => (await import('./tokens-cli.js')).TOKENS_CLI.usage,
   'feed-keys': async () => (await import('./feed-keys-cli.js')).FEED_KEYS_CLI.usage,
+  calendars: async () => (await import('./calendars-cli.js')).CALENDARS_USAGE,
   'import-ics': async () => IMPORT_ICS_USAGE,
   'migrate-site': async () => MIGRATE_SITE_USAGE,
 }
@@ -50,6 +51,8 @@ export async function runCalEvents(
         return await (await import('./cli.js')).runCliMain((await import('./tokens-cli.js')).TOKENS_CLI, rest, env, print)
       case 'feed-keys':
         return await (await import('./cli.js')).runCliMain((await import('./feed-keys-cli.js')).FEED_KEYS_CLI, rest, env, print)
+      case 'calendars':
+        return await (await import('./calendars-cli.js')).runCalendarsCli(rest, env, print)
       case 'import-ics':
         return await (await import('./import-ics-command.js')).runImportIcs(rest, env, print, options)
       default:

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, createCalendars, type Calendar, type Calendars } from '@cal-events/core'
+import { calendarsOptions } from './calendars-options.js'
 import { loadConfig } from './config.js'
 import { EXIT_FAILED, EXIT_USAGE, UsageError } from './usage.js'
 
@@ -76,20 +77,29 @@ export async function runCliMain<C extends { command: string }>(
   print: CliOutput = { out: console.log, err: console.error },
 ): Promise<number> {
   let calendar: Calendar | undefined
+  let calendars: Calendars | undefined
   try {
-    const cmd = tool.parse(argv)
+    // `--calendar KEY`: one calendar of a calendar set (CAL_MULTI_CALENDAR=1), for every tool.
+    const { key, rest } = calendarOption(argv)
+    const cmd = tool.parse(rest)
     if (cmd.command === 'help') {
-      print.out(tool.usage)
+      print.out(`${tool.usage}\n\nWith --calendar <key>: the calendar of that key (CAL_MULTI_CALENDAR=1, cal-events calendars).`)
       return 0
     }
     const config = loadConfig(env)
-    calendar = await createCalendar({
-      variant: config.variant,
-      siteTimezone: config.siteTimezone,
-      database: config.database,
-      ...(config.schema ? { schema: config.schema } : {}),
-      ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
-    })
+    if (key !== undefined) {
+      calendars = await createCalendars(calendarsOptions(config))
+      calendar = await calendars.get(key)
+      if (!calendar) throw new Error(`No calendar has the key ${JSON.stringify(key)}; create it with: cal-events calendars create ${key}`)
+    } else {
+      calendar = await createCalendar({
+        variant: config.variant,
+        siteTimezone: config.siteTimezone,
+        database: config.database,
+        ...(config.schema ? { schema: config.schema } : {}),
+        ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+      })
+    }
     return await tool.execute(cmd, calendar, print.out)
   } catch (err) {
     if (err instanceof UsageError) {
@@ -99,6 +109,22 @@ export async function runCliMain<C extends { command: string }>(
     print.err(err instanceof Error ? err.message : String(err))
     return EXIT_FAILED
   } finally {
-    await calendar?.close()
+    if (calendars) await calendars.close()
+    else await calendar?.close()
   }
+}
+
+/** Takes `--calendar KEY` (or `--calendar=KEY`) out of a tool's arguments. */
+function calendarOption(argv: readonly string[]): { key: string | undefined; rest: string[] } {
+  const rest: string[] = []
+  let key: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--calendar') {
+      key = argv[++i]
+      if (key === undefined || key.startsWith('-')) throw new UsageError('--calendar needs a calendar key.')
+    } else if (arg.startsWith('--calendar=')) key = arg.slice('--calendar='.length)
+    else rest.push(arg)
+  }
+  return { key, rest }
 }

@@ -38,6 +38,8 @@ export interface ServerConfig {
   corsOrigins?: string[]
   /** Also serve `/wp-json/tribe/events/v1` with the reference's header names (`CAL_WP_COMPAT=1`). */
   wpCompat?: boolean
+  /** Serve many calendars, each under `/calendars/{key}` (`CAL_MULTI_CALENDAR=1`; docs/multi-calendar.md). */
+  multiCalendar?: boolean
   /** Megabytes for the hot-read cache of anonymous reads (`CAL_RESPONSE_CACHE_MB`, default 32; `0` turns it off). */
   responseCacheMb?: number
 }
@@ -159,6 +161,7 @@ const EnvSchema = z.object({
   ),
   CAL_BENCH_STATS: optional(flag),
   CAL_WP_COMPAT: optional(flag),
+  CAL_MULTI_CALENDAR: optional(flag),
   CAL_RESPONSE_CACHE_MB: optional(
     z
       .string()
@@ -222,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.CAL_BENCH_STATS ? { benchStats: true } : {}),
     ...(e.CAL_CORS_ORIGINS ? { corsOrigins: e.CAL_CORS_ORIGINS } : {}),
     ...(e.CAL_WP_COMPAT ? { wpCompat: true } : {}),
+    ...(e.CAL_MULTI_CALENDAR ? { multiCalendar: true } : {}),
     ...(e.CAL_RESPONSE_CACHE_MB !== undefined ? { responseCacheMb: e.CAL_RESPONSE_CACHE_MB } : {}),
   }
 }

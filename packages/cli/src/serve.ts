@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type LoadConfigOptions, type ServerConfig } fr
 import { SERVE_USAGE } from './usage.js'
 import { applyGcTuning } from './gc-tuning.js'
 import { startServer } from './server.js'
+import { startCalendarsServer } from './multi-server.js'
 
 
 /** The database as a log line names it; the password stays out. */
@@ -46,6 +47,7 @@ export async function runServe(
   }
 
   print.out(`Opening ${describeDatabase(config)} (variant ${config.variant}, site time zone ${config.siteTimezone})…`)
+  if (config.multiCalendar) return serveMany(config, print)
   let server
   try {
     server = await startServer(config)
@@ -66,7 +68,27 @@ export async function runServe(
   print.out(`Calendar API listening at ${server.url}`)
   if (config.wpCompat) print.out(`  and, for clients of the WordPress plugin, at ${server.url.replace(NAMESPACE, WP_NAMESPACE)}`)
 
-  const running = server
+  return untilStopped(server, print)
+}
+
+/** `CAL_MULTI_CALENDAR=1`: every calendar of the registry under `/calendars/{key}`. */
+async function serveMany(config: ServerConfig, print: CliOutput): Promise<number> {
+  let server
+  try {
+    server = await startCalendarsServer(config)
+  } catch (err) {
+    print.err(`Could not start the server: ${err instanceof Error ? err.message : String(err)}`)
+    return EXIT_FAILED
+  }
+  const keys = (await server.calendars.list()).map((c) => c.key)
+  print.out(`${keys.length} calendar(s)${keys.length > 0 ? `: ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''}` : ''}. Create one with: cal-events calendars create KEY`)
+  print.out(`Calendars API listening at ${server.url}`)
+  if (config.wpCompat) print.out(`  and, for clients of the WordPress plugin, at ${server.url.replace(NAMESPACE, WP_NAMESPACE)}`)
+  return untilStopped(server, print)
+}
+
+/** Waits for SIGTERM or SIGINT, then closes the server; resolves with the exit code. */
+function untilStopped(running: { close(): Promise<void> }, print: CliOutput): Promise<number> {
   return new Promise<number>((resolve) => {
     let stoppingSince = 0
     const stop = (signal: NodeJS.Signals) => {

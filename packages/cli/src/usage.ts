@@ -19,6 +19,7 @@ Commands:
   migrate        apply pending database migrations and exit
   tokens         create, list and revoke API tokens
   feed-keys      create, list and revoke feed keys (subscribe URLs for calendar apps)
+  calendars      create, list and delete the calendars of CAL_MULTI_CALENDAR=1 (tokens: --calendar KEY)
   import-ics     import an iCalendar (.ics) file, idempotent by UID
   migrate-site   copy a whole calendar from a live site (this API or the WordPress plugin's)
 

@@ -230,11 +230,12 @@ export interface HealthRouterOptions {
  * requests (liveness, never touches the database), with the event loop's delay over the last 10 to
  * 20 seconds (`eventLoop`: `maxDelayMs`, `p99DelayMs`, `meanDelayMs`, `windowSeconds`); `GET /readyz` answers 200 when the database
  * answers and every migration is applied, else 503, with the calendar's health report as JSON.
+ * A calendar set (`createCalendars`) has a `health` too: the shared database answering.
  *
  * @example
  * app.use(createHealthRouter(calendar))
  */
-export function createHealthRouter(calendar: Calendar, options: HealthRouterOptions = {}): Router {
+export function createHealthRouter(calendar: Pick<Calendar, 'health'>, options: HealthRouterOptions = {}): Router {
   const router = Router()
   router.get('/healthz', (_req: Request, res: Response) => {
     // The loop's recent delay: a process that answers but stalls its host shows it here.

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely'
 import { resolveOptions, type Authenticate, type CalendarOptions, type ResolvedOptions } from '../config/options.js'
 import { startCalendar, type Calendar } from '../create-calendar.js'
 import type { DatabaseHandle } from '../db/create-db.js'
-import type { PoolStats } from '../db/health.js'
+import type { HealthReport, PoolStats } from '../db/health.js'
+import { eventLoopDelay } from '../shared/loop-delay.js'
 import { assertMigrated, migrateToLatest, pendingMigrations } from '../db/migrate.js'
 import { SCHEMA_NAME } from '../db/schema.js'
 import { openSharedDatabase } from '../db/shared-database.js'
@@ -82,6 +83,11 @@ export interface Calendars {
   openCount(): number
   /** Connections of the shared PostgreSQL pool (`undefined` for PGlite). */
   poolStats(): PoolStats | undefined
+  /**
+   * Readiness: whether the shared database answers (the registry is read within `timeoutMs`,
+   * default 2 s), plus pool usage. Each calendar checks its own migrations when it opens. Never throws.
+   */
+  health(timeoutMs?: number): Promise<HealthReport>
   /** Stops every calendar's background work and releases the shared database. */
   close(): Promise<void>
 }
@@ -239,6 +245,22 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     },
     openCount: () => open.size,
     poolStats: () => database.poolStats?.(),
+    async health(timeoutMs = 2000) {
+      const pool = database.poolStats?.()
+      const stats = { ...(pool ? { pool } : {}), eventLoop: eventLoopDelay() }
+      let timer: NodeJS.Timeout | undefined
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+        })
+        await Promise.race([sql`select 1 from ${table} limit 1`.execute(registry), timeout])
+        return { ready: true, database: 'up', pendingMigrations: [], ...stats }
+      } catch (err) {
+        return { ready: false, database: 'down', pendingMigrations: [], ...stats, error: err instanceof Error ? err.message : String(err) }
+      } finally {
+        clearTimeout(timer)
+      }
+    },
     async close() {
       const all = [...open.values()]
       open.clear()

@@ -1,0 +1,76 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import compression from 'compression'
+import express from 'express'
+import { createCalendars, NAMESPACE, type Calendars } from '@cal-events/core'
+import { answerClientError, createCalendarRouter, createHealthRouter, createReferenceRouter } from '@cal-events/http-express'
+import type { DestinationStream } from 'pino'
+import type { ServerConfig } from './config.js'
+import { calendarsOptions } from './calendars-options.js'
+import { createLogger, requestLogger } from './logging.js'
+
+/** Where the calendars are served: `/calendars/{key}/cal/events/v1`. */
+export const CALENDARS_MOUNT = '/calendars'
+
+/** A running server of many calendars (`CAL_MULTI_CALENDAR=1`). */
+export interface CalendarsServer {
+  /** The namespace URL with `{key}` for the calendar key, e.g. `http://127.0.0.1:3000/calendars/{key}/cal/events/v1`. */
+  url: string
+  server: Server
+  calendars: Calendars
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>
+}
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/**
+ * The server of `CAL_MULTI_CALENDAR=1`: every calendar of the database's registry under
+ * `/calendars/{key}` on one pool (an unknown key 404, a malformed one 400, in the error shape),
+ * `/healthz` and `/readyz` for the shared database, the reference page. Calendars are made with
+ * `calendars create KEY`, their tokens with `tokens create --calendar KEY`.
+ */
+export async function startCalendarsServer(config: ServerConfig, logDestination?: DestinationStream): Promise<CalendarsServer> {
+  const logger = createLogger(config.logLevel ?? 'info', logDestination)
+  const calendars = await createCalendars(calendarsOptions(config, (err) => logger.error({ err }, 'unexpected error')))
+  let closing: Promise<void> | undefined
+  let server: Server
+  try {
+    const app = express()
+    app.disable('x-powered-by')
+    if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy)
+    if (logger.level !== 'silent') app.use(requestLogger(logger))
+    app.use(createHealthRouter(calendars, { ready: () => !closing }))
+    if (config.compression ?? true) app.use(compression({ threshold: 1024 }))
+    const reference = await createReferenceRouter().catch(() => undefined)
+    if (reference) app.use(`${CALENDARS_MOUNT}/:key`, reference)
+    app.use(`${CALENDARS_MOUNT}/:key`, createCalendarRouter((req) => calendars.resolve(req.params.key as string)))
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = createServer(app as (req: IncomingMessage, res: ServerResponse) => void).listen(config.port, config.host)
+      s.once('listening', () => resolve(s))
+      s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new Error(`Port ${config.port} is already in use (${config.host}:${config.port}); set PORT to another port.`) : err))
+    })
+    server.on('clientError', answerClientError)
+  } catch (err) {
+    await calendars.close()
+    throw err
+  }
+  const { port } = server.address() as AddressInfo
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    url: `http://${host}:${port}${CALENDARS_MOUNT}/{key}/${NAMESPACE}`,
+    server,
+    calendars,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeIdleConnections()
+          setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
+        })
+        await calendars.close()
+      })()
+      return closing
+    },
+  }
+}
