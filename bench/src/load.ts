@@ -7,7 +7,7 @@ import { rssOf, serverStats, type RunningServer } from './server.js'
 
 /** What a scenario sends: one request, or a function that builds the next one (ids, bodies…). */
 export interface LoadSpec {
-  method?: 'GET' | 'POST'
+  method?: 'GET' | 'POST' | 'PATCH'
   /** Path under the server's base URL (e.g. `/events?per_page=5`). */
   path: string
   headers?: Record<string, string>

@@ -16,6 +16,7 @@ import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } fro
 import { scalingRun } from './scaling.js'
 import { benchDatabaseName, SERIES_PAIRED, seriesVsPlainRun } from './series.js'
 import { steadyRun } from './steady.js'
+import { importRun, migrateSiteRun } from './bulk.js'
 import { sweep, sweepPaths } from './sweep.js'
 import { calendarWriter, foreignWriter, hostWriter, type BackgroundWriter } from './writers.js'
 
@@ -150,11 +151,13 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
   const wantFeed = !o.scenarios || o.scenarios.includes('feed')
   // So is the hostile mix (issue 28): the list alone and beside it, measured last.
   const wantHostile = o.scenarios ? o.scenarios.includes('hostile-beside') : !o.skipHostile
-  const named = o.scenarios?.filter((n) => n !== 'feed' && n !== 'hostile-beside')
+  // The bulk scenarios of issue 33 too: run only when named.
+  const wantImport = o.scenarios?.includes('import') ?? false
+  const named = o.scenarios?.filter((n) => !['feed', 'hostile-beside', 'import', 'migrate-site'].includes(n))
   const chosen = named?.length === 0 ? [] : selected(all, named)
-  const reads = chosen.filter((s) => s.spec.method !== 'POST' && !s.cache)
+  const reads = chosen.filter((s) => (s.spec.method ?? 'GET') === 'GET' && !s.cache)
   const cached = chosen.filter((s) => s.cache)
-  const writes = chosen.filter((s) => s.spec.method === 'POST')
+  const writes = chosen.filter((s) => (s.spec.method ?? 'GET') !== 'GET')
   try {
     const statementsByPerPage = await statementProbe(server)
     console.log(`statements per list request: ${report.probeText(statementsByPerPage)}`)
@@ -222,6 +225,11 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
       const cost = report.seriesCreateCost(results.postgres.scenarios)
       if (cost) console.log(`a weekly two-year series costs ${report.times(cost.rpsRatio)} one event by req/s (create / create-series), ${report.times(cost.cpuRatio)} by CPU ms per request of the server and its database's PostgreSQL backends`)
     }
+    if (wantImport) {
+      console.log(`\nbulk import: ${o.importEvents.toLocaleString('en-US')} events through calendar.events.import() into the ${o.events.toLocaleString('en-US')}-event database`)
+      results.postgres.bulkImport = await importRun(db.url, db.targets, o.importEvents)
+      console.log(report.importLine(results.postgres.bulkImport))
+    }
     if (wantHostile) {
       console.log('\nhostile beside: the default list alone, then beside pathological rules, far windows and 4 parallel full feeds')
       results.postgres.hostileBeside = await hostileBeside(server, db.targets, runOpts)
@@ -276,6 +284,13 @@ try {
 }
 
 async function mainRuns(): Promise<void> {
+  // Only the migrate-site scenario named: its own source and target databases, nothing else.
+  if (opts.scenarios?.length === 1 && opts.scenarios[0] === 'migrate-site') {
+    console.log(`migrate-site: a ${opts.sourceEvents.toLocaleString('en-US')}-event source served by the project, into an empty calendar`)
+    results.migrateSite = await migrateSiteRun(opts.adminUrl, opts.sourceEvents, opts.keep)
+    console.log(report.migrateSiteLine(results.migrateSite))
+    return
+  }
   const main = await postgresRun(opts)
   if (!opts.skipScaling && results.postgres) {
     const large = { url: main.url, targets: main.targets, events: results.postgres.events }

@@ -40,6 +40,10 @@ export interface BenchOptions {
   steady: boolean
   /** Creates of the steady-state history (as many updates, a fifth as many trashes). */
   steadyWrites: number
+  /** Events of the bulk-import scenario (`import`, issue 33). */
+  importEvents: number
+  /** Events of the migrate-site scenario's source (`migrate-site`, issue 33). */
+  sourceEvents: number
 }
 
 const HELP = `Usage: pnpm bench [options]
@@ -86,6 +90,11 @@ const HELP = `Usage: pnpm bench [options]
                       spread over categories, tags, venues and dates), measure them again (no VACUUM) and
                       report after/before ratios; then 16 clients write overlapping terms at once (5xx,
                       deadlocks, term counts against a recount)
+  --import-events N   events written by calendar.events.import() into the main database in the scenario
+                      import (named in --scenarios only; default 100000; env BENCH_IMPORT_EVENTS)
+  --source-events N   events of the source served by the project in the scenario migrate-site (named in
+                      --scenarios only; default 100000; env BENCH_SOURCE_EVENTS): timed migrate-site into
+                      an empty calendar
   --steady-writes N   creates of the steady-state history (default 10000; env BENCH_STEADY_WRITES)
 
   DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
@@ -118,7 +127,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const boolean = key.startsWith('skip-') || key === 'keep' || key === 'reuse' || key === 'steady'
     flags.set(key, inline ?? (boolean ? '1' : (argv[++i] ?? '')))
   }
-  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'skip-hostile', 'rounds', 'keep', 'reuse', 'out', 'steady', 'steady-writes']
+  const known = ['events', 'scenarios', 'duration', 'warmup', 'connections', 'scaling-events', 'pglite-events', 'series-share', 'skip-pglite', 'skip-scaling', 'skip-ceilings', 'skip-sweep', 'skip-beside-writes', 'skip-hostile', 'rounds', 'keep', 'reuse', 'out', 'steady', 'steady-writes', 'import-events', 'source-events']
   for (const key of flags.keys()) if (!known.includes(key)) throw new Error(`Unknown option --${key}\n\n${HELP}`)
   const get = (flag: string, envName: string) => flags.get(flag) ?? env[envName]
   const scenarios = get('scenarios', 'BENCH_SCENARIOS')
@@ -144,6 +153,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     out: get('out', 'BENCH_OUT') ?? new URL('../results/latest.json', import.meta.url).pathname,
     steady: truthy(get('steady', 'BENCH_STEADY')),
     steadyWrites: Math.round(num('--steady-writes', get('steady-writes', 'BENCH_STEADY_WRITES'), 10_000)),
+    importEvents: Math.round(num('--import-events', get('import-events', 'BENCH_IMPORT_EVENTS'), 100_000)),
+    sourceEvents: Math.round(num('--source-events', get('source-events', 'BENCH_SOURCE_EVENTS'), 100_000)),
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ImportResult, MigrateSiteResult } from './bulk.js'
 import type { SqlCeiling } from './ceilings.js'
 import { HOSTILE_GOALS, type HostileBeside } from './hostile.js'
 import type { FeedResult } from './feed.js'
@@ -17,6 +18,8 @@ export interface RunResults {
   command: string
   machine: Record<string, unknown>
   options: Record<string, unknown>
+  /** A timed migrate-site of a source served by the project (issue 33). */
+  migrateSite?: MigrateSiteResult
   postgres?: {
     events: number
     migrate: number
@@ -30,6 +33,8 @@ export interface RunResults {
     feed?: FeedResult
     /** The default list alone and beside the hostile mix (issue 28). */
     hostileBeside?: HostileBeside
+    /** `calendar.events.import()` into this database (issue 33). */
+    bulkImport?: ImportResult
     ceilings?: {
       bare: LoadResult
       /** The SQL ceiling of the median round. */
@@ -124,6 +129,19 @@ const WIDTHS = [38, 8, 8, 8, 8, 7, 12, 22, 5]
 /** One line of the live scenario table (fixed widths, so lines print as results arrive). */
 export function scenarioLine(cells: string[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join('  ')
+}
+
+/** The bulk import's line (issue 33). */
+export function importLine(r: ImportResult): string {
+  const c = r.checks
+  const ok = c.failed === 0 && c.created === r.events && c.rowChanges === r.events && c.occurrencesOk && c.countsOk
+  return `  ${f(r.perSecond, 0)} events/s (${r.events} in ${f(r.seconds, 1)} s, batches of ${r.batchSize}); checks ${ok ? 'pass' : 'FAIL'}: created ${c.created}, failed ${c.failed}, change-log rows ${c.rowChanges}, occurrences ${c.occurrencesOk ? 'right' : 'WRONG'}, term counts ${c.countsOk ? 'right' : 'WRONG'}`
+}
+
+/** The timed migrate-site's line (issue 33). */
+export function migrateSiteLine(r: MigrateSiteResult): string {
+  const failed = Object.values(r.counts).reduce((n, c) => n + c.failed, 0)
+  return `  ${r.targetEvents} of ${r.sourceEvents} events copied in ${f(r.seconds, 1)} s (${f(r.eventsPerSecond, 0)} events/s), ${failed} item(s) refused`
 }
 
 export function scenarioRow(r: ScenarioResult): string[] {
@@ -317,6 +335,19 @@ export function targets(r: RunResults): Target[] {
       out.push({ name: 'server RSS under load (peak)', goal: '<= 200 MB', value: `${mb(rss)} MB`, met: rss <= 200 * 1024 * 1024 })
     }
   }
+  // Issue 33: writes as cheap as reads, bulk import at database speed.
+  for (const name of ['create', 'update']) {
+    const w = pgRun?.scenarios.find((s) => s.name === name)
+    if (!w || !list) continue
+    const cpu = (x: LoadResult) => x.cpu.server + (x.cpu.postgresOwn ?? x.cpu.postgres)
+    if (w.sqlPerRequest !== undefined) out.push({ name: `SQL statements per ${name} (HTTP, token check included)`, goal: '<= 6', value: f(w.sqlPerRequest, 2), met: w.sqlPerRequest <= 6.005 })
+    out.push({ name: `${name}: server + PostgreSQL CPU per request vs the default list's`, goal: '<= 3x', value: `${f(cpu(w) / cpu(list), 2)}x (${f(cpu(w), 2)} / ${f(cpu(list), 2)} ms)`, met: cpu(w) <= 3 * cpu(list) })
+    out.push({ name: `${name}: req/s vs the default list's`, goal: '>= 0.4', value: `${f(w.rps / list.rps, 2)} (${f(w.rps, 0)} / ${f(list.rps, 0)})`, met: w.rps >= 0.4 * list.rps })
+  }
+  if (pgRun?.bulkImport) {
+    const b = pgRun.bulkImport
+    out.push({ name: `bulk import into ${pgRun.events.toLocaleString('en-US')} events`, goal: '>= 5,000 events/s', value: `${f(b.perSecond, 0)} events/s`, met: b.perSecond >= 5000 })
+  }
   return out
 }
 
@@ -346,6 +377,7 @@ export function markdown(r: RunResults): string {
     parts.push(markdownTable(SCENARIO_HEADER, p.scenarios.map(scenarioRow)))
     parts.push(`Statements per list request by per_page: ${probeText(p.statementsByPerPage)}`)
     if (p.besideWrites) parts.push(`#### Writes beside the default list\n\n${besideWritesTable(p.besideWrites, markdownTable)}`)
+    if (p.bulkImport) parts.push(`#### Bulk import (calendar.events.import)\n\n${importLine(p.bulkImport).trim()}`)
     if (p.hostileBeside) parts.push(`#### The default list beside the hostile mix\n\n${hostileLines(p.hostileBeside, markdownTable)}`)
     if (p.feed) parts.push(`#### iCalendar feed, one download at a time\n\n\`${p.feed.path}\`\n\n${feedLines(p.feed, markdownTable)}`)
     if (p.sweep) parts.push(`#### Sweep: single requests, one at a time\n\n${markdownTable(SWEEP_HEADER, sweepRows(p.sweep))}\n\n${sweepSummary(p.sweep)}.`)
@@ -370,6 +402,7 @@ export function markdown(r: RunResults): string {
     }
   }
   if (r.steady) parts.push(steadyMarkdown(r.steady))
+  if (r.migrateSite) parts.push(`### migrate-site (a source served by the project)\n\n${migrateSiteLine(r.migrateSite).trim()}`)
   if (r.seriesVsPlain) {
     const s = r.seriesVsPlain
     parts.push(

@@ -90,6 +90,7 @@ export function scenarios(t: Targets): Scenario[] {
     { name: 'categories', title: 'category list', spec: { path: '/categories' } },
     createScenario('create', 'event creation', t, runTag),
     createScenario('create-series', 'weekly series creation (104 occ.)', t, `${runTag} series`, [SERIES_RULE]),
+    updateScenario(t, runTag),
   ]
 }
 
@@ -120,6 +121,31 @@ function createScenario(name: string, title: string, t: Targets, tag: string, re
           tags: t.tagIds,
           cost: '$10',
           ...(recurrence ? { recurrence } : {}),
+        }),
+      }),
+    },
+  }
+}
+
+/**
+ * PATCH /events/{id} of the seeded events in turn (issue 33): a new title and cost, and the
+ * organizers and tags replaced (half of them change on each request).
+ */
+function updateScenario(t: Targets, tag: string): Scenario {
+  return {
+    name: 'update',
+    title: 'event update',
+    spec: {
+      method: 'PATCH',
+      path: `/events/${t.eventIds[0]}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      next: (i) => ({
+        path: `/events/${t.eventIds[i % t.eventIds.length]}`,
+        body: JSON.stringify({
+          title: `Bench update ${tag} ${i}`,
+          cost: `$${i % 50}`,
+          organizer: [t.organizerIds[i % 2]],
+          tags: [t.tagIds[i % 2]],
         }),
       }),
     },

@@ -1,0 +1,116 @@
+import { createCalendar, type EventInput } from '@cal-events/core'
+import { migrateSite } from '@cal-events/cli'
+import { dropDatabase, freshDatabase, pgSession } from './db.js'
+import { preparePostgres } from './prepare.js'
+import type { Targets } from './scenarios.js'
+import { ADMIN_TOKEN, startCalendarServer } from './server.js'
+
+// Issue 33's bulk scenarios: `calendar.events.import()` into the seeded database (events/s, then
+// the database checked against its own truth), and a timed migrate-site of a seeded source served
+// by the project's own server into an empty calendar.
+
+export interface ImportResult {
+  events: number
+  seconds: number
+  perSecond: number
+  batchSize: number
+  /** Checks after the import: all must hold. */
+  checks: { created: number; failed: number; rowChanges: number; occurrencesOk: boolean; countsOk: boolean }
+}
+
+/**
+ * `n` events through `calendar.events.import()` on the database at `url`, as an importer sends
+ * them: venues and organizers by id, categories and tags by name (existing ones), one in 50 a
+ * weekly series of 10; then the change log, the occurrences and the term counts are checked.
+ */
+export async function importRun(url: string, targets: Targets, n: number, batchSize = 1000): Promise<ImportResult> {
+  const calendar = await createCalendar({ database: { url, poolSize: 4 } })
+  const session = await pgSession(url)
+  try {
+    const tag = Date.now().toString(36)
+    const day = (i: number) => new Date(Date.parse(`${targets.window.start}T00:00:00Z`) + (i % 300) * 86_400_000).toISOString().slice(0, 10)
+    function* items(): Iterable<EventInput> {
+      for (let i = 0; i < n; i++) {
+        yield {
+          origin_uid: `bench-import-${tag}-${i}`,
+          title: `Imported ${tag} ${i % 500}`,
+          description: 'Imported by the benchmark.',
+          status: 'publish',
+          start_date: `${day(i)} 19:00:00`,
+          end_date: `${day(i)} 21:00:00`,
+          timezone: 'Europe/Berlin',
+          venue: targets.venueId,
+          organizer: [targets.organizerIds[i % targets.organizerIds.length]!],
+          categories: ['jazz'],
+          tags: [`bench-import-${i % 20}`],
+          cost: '$10',
+          ...(i % 50 === 7 ? { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'] } : {}),
+        }
+      }
+    }
+    const xid = (await session.query<{ xid: string }>(`select pg_current_xact_id()::text as xid`))[0]!.xid
+    const t0 = performance.now()
+    const summary = await calendar.events.import(items(), { batchSize })
+    const seconds = (performance.now() - t0) / 1000
+    const [changes] = await session.query<{ n: number }>(
+      `select count(distinct id)::int as n from cal_row_changes where kind = 'event' and xid > $1::xid8
+         and id in (select id from events where origin_uid like $2)`,
+      [xid, `bench-import-${tag}-%`],
+    )
+    const [occ] = await session.query<{ bad: number }>(
+      `select count(*)::int as bad from events e where origin_uid like $1 and recurrence is not null
+         and (select count(*) from event_occurrences o where o.series_id = e.id) <> 10`,
+      [`bench-import-${tag}-%`],
+    )
+    const [counts] = await session.query<{ bad: number }>(
+      `select count(*)::int as bad from terms t
+        where (t.count + coalesce((select sum(delta) from cal_term_count_deltas d where d.term_id = t.id), 0))
+           <> (select count(*) from event_terms et join events e on e.id = et.event_id where et.term_id = t.id and e.status = 'publish')`,
+    )
+    return {
+      events: n,
+      seconds,
+      perSecond: n / seconds,
+      batchSize,
+      checks: { created: summary.created, failed: summary.failed, rowChanges: changes!.n, occurrencesOk: occ!.bad === 0, countsOk: counts!.bad === 0 },
+    }
+  } finally {
+    await session.close()
+    await calendar.close()
+  }
+}
+
+export interface MigrateSiteResult {
+  sourceEvents: number
+  seconds: number
+  eventsPerSecond: number
+  counts: Record<string, { created: number; failed: number }>
+  targetEvents: number
+}
+
+/** A migrate-site of a seeded `n`-event source, served by the project's server, into an empty calendar. */
+export async function migrateSiteRun(adminUrl: string, n: number, keep: boolean): Promise<MigrateSiteResult> {
+  const sourceName = `cal_bench_source_${n}`
+  const targetName = `cal_bench_target_${n}`
+  const source = await preparePostgres(adminUrl, sourceName, n, keep)
+  const server = await startCalendarServer(source.url)
+  const targetUrl = await freshDatabase(adminUrl, targetName)
+  const target = await createCalendar({ database: { url: targetUrl, poolSize: 4 } })
+  try {
+    const t0 = performance.now()
+    const summary = await migrateSite(target, server.base, { authorization: `Bearer ${ADMIN_TOKEN}`, findHidden: false })
+    const seconds = (performance.now() - t0) / 1000
+    const session = await pgSession(targetUrl)
+    const [row] = await session.query<{ n: number }>(`select count(*)::int as n from events`)
+    await session.close()
+    const counts = Object.fromEntries(Object.entries(summary.counts).map(([k, c]) => [k, { created: c.created, failed: c.skipped }]))
+    return { sourceEvents: n, seconds, eventsPerSecond: row!.n / seconds, counts, targetEvents: row!.n }
+  } finally {
+    await target.close()
+    await server.stop()
+    if (!keep) {
+      await dropDatabase(adminUrl, targetName)
+      await dropDatabase(adminUrl, sourceName)
+    }
+  }
+}
