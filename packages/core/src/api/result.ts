@@ -8,6 +8,11 @@ export interface OperationResult<R = unknown> {
   body: R
   /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
   stream?: TextStream
+  /**
+   * A write that read its item back: what the item's by-id GET by the same caller answers now
+   * (`null`: an error), so the new `ETag` costs no second read (http/preconditions.ts).
+   */
+  read?: OperationResult | null
 }
 
 /** Text produced piece by piece, so that a large document never sits in memory whole. */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
-import { defineOperation } from '../api/operation.js'
+import { defineOperation, type OperationResult } from '../api/operation.js'
 import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
@@ -181,21 +181,41 @@ export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
       const inTrash = () => new CalendarError('EVENT_IN_TRASH', 'The event is already trashed')
       if (row.status === 'trash') throw inTrash()
       if (!(await writeTransaction(ctx, (trx) => trashPost(trx, 'events', row.id, utcWall(ctx.clock.now()))))) throw inTrash()
-      return { body: await readAfterWrite(ctx, row.id) }
+      return readAfterWrite(ctx, row.id)
     },
   })
 }
 
-async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: EventRow | undefined) {
+async function writeAndRead(ctx: CallContext, plan: EventWritePlan, existing: EventRow | undefined): Promise<OperationResult> {
   // The rule engine after the permission check, and outside the transaction: it holds no connection.
   await verifyEventPlan(plan)
   const id = await writeTransaction(ctx, (trx) => applyEventWrite(trx, plan, existing, ctx))
   return readAfterWrite(ctx, id)
 }
 
-/** The event as a committed write left it; only its id when the database fails to say more. */
-function readAfterWrite(ctx: CallContext, id: number): Promise<Record<string, unknown>> {
-  return answerCommitted(async () => serializeEvent((await findEventRow(ctx.db, id))!, ctx), () => ({ id }))
+/**
+ * The event as a committed write left it, and what its by-id GET answers this caller (the new
+ * `ETag` is of that); only its id when the database fails to say more.
+ */
+function readAfterWrite(ctx: CallContext, id: number): Promise<OperationResult> {
+  return answerCommitted<OperationResult>(
+    async () => {
+      const row = (await findEventRow(ctx.db, id))!
+      return { body: serializeEvent(row, ctx), read: readView(ctx, row) }
+    },
+    () => ({ body: { id } }),
+  )
+}
+
+/** What `eventReadOperation` answers for `row` without a password: its body, or `null` for its errors. */
+function readView(ctx: CallContext, row: EventRow): OperationResult | null {
+  try {
+    checkReadable(ctx, row, undefined)
+  } catch (err) {
+    if (err instanceof CalendarError) return null
+    throw err
+  }
+  return { body: serializeEvent(row, ctx, { single: true, unlocked: true }) }
 }
 
 /** POST /events (CONTRACT 10). */
@@ -212,7 +232,7 @@ export function eventCreateOperation() {
       require(ctx.principal, plannedAuthors(plan).every((author) => canAssignAuthor(ctx.principal, author)))
     },
     async run(plan, ctx) {
-      return { status: 201, body: await writeAndRead(ctx, plan, undefined) }
+      return { status: 201, ...(await writeAndRead(ctx, plan, undefined)) }
     },
   })
 }
@@ -242,7 +262,7 @@ export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
     },
     async run({ id, row, plan }, ctx) {
       if (!row) return notAnEvent(ctx, id)
-      return { body: await writeAndRead(ctx, plan, row) }
+      return writeAndRead(ctx, plan, row)
     },
   })
 }

@@ -169,9 +169,12 @@ async function currentRead(item: ItemWrite, path: Record<string, string>, ctx: C
   }
 }
 
-/** The `ETag` a GET of the item by this caller would carry now (dispatch.ts hashes a GET the same way). */
-async function currentTag(item: ItemWrite, path: Record<string, string>, ctx: CallContext, namespace: string): Promise<string | undefined> {
-  const read = await currentRead(item, path, ctx)
+/**
+ * The `ETag` a GET of the item by this caller would carry now (dispatch.ts hashes a GET the same
+ * way): of `known` when the write read its item back as that GET (`OperationResult.read`).
+ */
+async function currentTag(item: ItemWrite, path: Record<string, string>, ctx: CallContext, namespace: string, known?: OperationResult | null): Promise<string | undefined> {
+  const read = known !== undefined ? known : await currentRead(item, path, ctx)
   if (!read || (read.status ?? 200) !== 200 || read.body === undefined) return undefined
   return entityTag(JSON.stringify(read.body), read.headers ?? {}, visibilityKey(ctx.principal), namespace)
 }
@@ -186,7 +189,7 @@ async function withNewTag(item: ItemWrite, result: OperationResult, ctx: CallCon
   if (!path) return result
   let tag: string | undefined
   try {
-    tag = await currentTag(item, path, ctx, namespace)
+    tag = await currentTag(item, path, ctx, namespace, result.read)
   } catch (err) {
     // A create has committed: like its read-back (api/write.ts), it answers without what the
     // database fails to tell, never a 503 that invites a duplicating retry.

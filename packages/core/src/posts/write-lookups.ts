@@ -60,7 +60,9 @@ export async function answerLookups(db: Db, needs: WriteLookups, principal: Prin
       where id = any(${ints(needs.linked[table])}) and status <> 'trash' and ${readableSql(principal, table, { trashHidden: true })}`)
   }
   for (const [language, uids] of needs.origins) {
-    parts.push(sql`select 'origin' as kind, id, origin_uid as uid, language from events where language = ${language} and origin_uid = any(${[...uids]}::text[])`)
+    // One index probe per origin id: with a long list as `= any(...)`, a generic plan may scan the table.
+    parts.push(sql`select 'origin' as kind, e.id, e.origin_uid as uid, e.language from unnest(${[...uids]}::text[]) u(uid)
+      join events e on e.language = ${language} and e.origin_uid = u.uid`)
   }
   if (parts.length === 0) return answers
   const { rows } = await sql<{ kind: string; id: number; uid: string | null; language: string | null }>`${sql.join(parts, sql` union all `)}`.execute(db)

@@ -73,6 +73,27 @@ describe(`statements per event write (${BACKEND})`, () => {
     expect(title.result.title).toBe('Renamed again')
   })
 
+  it('creates and updates over HTTP with a token in at most 6 statements, the new ETag from the read-back', async () => {
+    const { token } = await calendar.tokens.create({ login: 'admin', role: 'administrator' })
+    const send = (method: string, path: string, body: Record<string, unknown>) =>
+      calendar.handle({ method, path: `/cal/events/v1${path}`, query: '', headers: { authorization: `Bearer ${token}` }, body, origin: 'http://cal.test' })
+    // The token's first use records it (one statement more, once).
+    await send('POST', '/events', body(4))
+    const created = await counted(() => send('POST', '/events', body(5)))
+    expect(created.result.status).toBe(201)
+    // The token, the checks, BEGIN, the write, COMMIT, the answer (its ETag needs no other read).
+    expect(created.count).toBeLessThanOrEqual(6)
+    const id = (created.result.body as { id: number }).id
+    const get = await calendar.handle({ method: 'GET', path: `/cal/events/v1/events/${id}`, query: '', headers: { authorization: `Bearer ${token}` }, origin: 'http://cal.test' })
+    expect(created.result.headers.ETag).toBe(get.headers.ETag)
+    const updated = await counted(() => send('PATCH', `/events/${id}`, { title: 'Over HTTP' }))
+    expect(updated.result.status).toBe(200)
+    // The token, BEGIN, the event (the update's transaction holds it), the write, the answer, COMMIT.
+    expect(updated.count).toBeLessThanOrEqual(6)
+    const after = await calendar.handle({ method: 'GET', path: `/cal/events/v1/events/${id}`, query: '', headers: { authorization: `Bearer ${token}` }, origin: 'http://cal.test' })
+    expect(updated.result.headers.ETag).toBe(after.headers.ETag)
+  })
+
   it('keeps term counts right when one update changes the status and the terms', async () => {
     const created = await calendar.events.create({ ...body(3), status: 'draft', categories: [categories[0]!], tags: [] })
     const before = await calendar.categories.get(categories[1]!)
