@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely'
 import { pendingMigrations } from './migrate.js'
-import type { ReadStats } from './replicas.js'
 import { eventLoopDelay, type EventLoopDelay } from '../shared/loop-delay.js'
 
 /** What `calendar.health()` tells a readiness probe. */
@@ -18,6 +17,15 @@ export interface HealthReport {
   readonly reads?: ReadStats
   /** Why the database counts as down. */
   readonly error?: string
+}
+
+/** Counts of the router, for tests, metrics and the bench. */
+export interface ReadStats {
+  readonly replicaReads: number
+  readonly primaryReads: number
+  readonly fallbacks: number
+  /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
+  readonly replicas: readonly { up: boolean; replayed: string | undefined; lagMs: number | undefined }[]
 }
 
 /** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */

@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely'
-import type { ResolvedOptions } from '../config/options.js'
 import { openDatabase, type DatabaseHandle } from './create-db.js'
+import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { createReadRouter, DEFAULT_REPLICA_POLICY, type ReadRouter } from './replicas.js'
+
+/** What opening the replicas reads of the resolved options (config/ stands above db/). */
+interface ReplicaOptions {
+  readonly database: DatabaseOptions
+  readonly onQuery: Parameters<typeof openDatabase>[1]
+  readonly schema: string
+}
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/
 
@@ -11,7 +18,7 @@ const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/
  * with the primary's settings (pool size, pooler, timeouts) and its own URL; nothing connects yet,
  * so a replica that is down at start only means reads go to the primary until it answers.
  */
-export async function openReplicas(options: ResolvedOptions, primary: Kysely<DB>): Promise<ReadRouter | undefined> {
+export async function openReplicas(options: ReplicaOptions, primary: Kysely<DB>): Promise<ReadRouter | undefined> {
   const database = options.database
   if (!('url' in database) || database.replicas === undefined) return undefined
   const { replicas, replicaMaxLagMs } = database

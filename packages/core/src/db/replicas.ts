@@ -1,6 +1,9 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from './generated.js'
 import type { DatabaseHandle } from './create-db.js'
+import type { ReadStats } from './health.js'
+
+export type { ReadStats } from './health.js'
 
 // Read replicas (issue 32 item 2, docs/production.md "Read replicas"). Positions are WAL positions
 // (LSNs) of the primary: a write's answer carries the primary's position after its commit
@@ -48,15 +51,6 @@ export interface ReadChoice {
   readonly replica: string | undefined
   /** The replica's replay position known when it was chosen (undefined for the primary: always current). */
   readonly readPosition: bigint | undefined
-}
-
-/** Counts of the router, for tests, metrics and the bench. */
-export interface ReadStats {
-  readonly replicaReads: number
-  readonly primaryReads: number
-  readonly fallbacks: number
-  /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
-  readonly replicas: readonly { up: boolean; replayed: string | undefined; lagMs: number | undefined }[]
 }
 
 /** The calendar's replicas and the choice between them and the primary. */

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely'
 import type pg from 'pg'
-import type { DatabaseOptions } from '../config/options.js'
+import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, type XactStatusProbe } from './commit-check.js'
 import { logger, newPoolerPool, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'

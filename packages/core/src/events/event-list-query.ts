@@ -3,7 +3,7 @@ import type { ListScope } from '../auth/permissions.js'
 import { postVisibility } from '../posts/visibility.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
-import { SERIES_COLUMNS } from '../recurrence/occurrences.js'
+import { SERIES_COLUMNS } from '../recurrence/index.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
 import type { ChangeKind } from '../changes/change-log.js'
@@ -41,7 +41,7 @@ type AnyQuery = SelectQueryBuilder<any, any, any>
 /**
  * Where a list's filters read a column: `events` rows (`e`), or stored occurrences (`o`, migration
  * 0012) with their series as `e`, or occurrences computed for the request past the stored horizon
- * (`o` too: the `far` CTE, far-occurrences.ts). Occurrences carry their own times and copies of
+ * (`o` too: the `far` CTE, recurrence/far-occurrences.ts). Occurrences carry their own times and copies of
  * the series' list columns (so the occurrence list index serves them); everything else is the series'.
  */
 export type ListSource = 'events' | 'occurrences' | 'computed'
@@ -205,7 +205,7 @@ export function openEndedSeriesQuery(db: Kysely<DB>, f: EventListFilters, untilU
 }
 
 /**
- * The rows of the `far` CTE: occurrences computed for the request (far-occurrences.ts, one jsonb
+ * The rows of the `far` CTE: occurrences computed for the request (recurrence/far-occurrences.ts, one jsonb
  * parameter) with their series' list columns, as `event_occurrences` has them, less any stored
  * under the same key (a changed occurrence's overridden row, or the horizon moved meanwhile).
  */
@@ -259,7 +259,7 @@ function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head:
  * occurrence's row is its series' row plus `occurrence_key` and its own `occurrence_*` times.
  * With `seriesAsSeries` (sync walks: an occurrence has no row whose changes are recorded) series
  * are items themselves, with their own row, and no occurrence is. `computed`: occurrences past the
- * stored horizon computed for this request (far-occurrences.ts), a third half of the list; the
+ * stored horizon computed for this request (recurrence/far-occurrences.ts), a third half of the list; the
  * statement then starts with their CTE, so it is not one for `knownTotalStatement`.
  * Pure: builds, never runs.
  */

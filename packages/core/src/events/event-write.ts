@@ -18,9 +18,7 @@ import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, parseLinkRefs, type LinkRef } from './event-links-input.js'
 import { lockSlug } from '../posts/slug-store.js'
 import { insertEventStatement, updateEventStatement, type EventLinkWrites } from './event-store.js'
-import { parseRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
-import { ruleWork, verifyRecurrence } from '../recurrence/rule-work.js'
-import { materialiseSeries, occurrenceAt, type SeriesRow } from '../recurrence/occurrences.js'
+import { materialiseSeries, occurrenceAt, parseRecurrence, ruleWork, verifyRecurrence, type SeriesRow, type SeriesStart } from '../recurrence/index.js'
 import type { EventRow } from './event.serializer.js'
 
 /** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B; internal writes name only what they change. */

@@ -14,7 +14,7 @@ import { locatePost } from '../posts/locate.js'
 import { eventWriteArgs } from './event.args.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow } from './event.serializer.js'
-import { occurrenceAt } from '../recurrence/occurrences.js'
+import { findException, occurrenceAt } from '../recurrence/index.js'
 import { applyEventWrite, planEventWrite, plannedAuthors, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
 
 /** How a by-id or by-slug route names its event. */
@@ -122,7 +122,7 @@ export function eventOccurrenceReadOperation(variant: VariantConfig) {
       if (!row) return notAnEvent(ctx, id)
       checkReadable(ctx, row, password)
       // A changed occurrence answers with its own values (migration 0015).
-      const exception = await ctx.db.selectFrom('events').select('id').where('exception_of', '=', row.id).where('exception_key', '=', key).executeTakeFirst()
+      const exception = await findException(ctx.db, row.id, key)
       if (exception) return { body: serializeException((await findEventRow(ctx.db, exception.id))!, ctx, { single: true, unlocked: true }) }
       const stored = await ctx.db
         .selectFrom('event_occurrences')

@@ -15,6 +15,7 @@ import {
   eventUpdateOperation,
 } from './event.operations.js'
 import { eventOccurrenceDeleteOperation, eventOccurrenceSplitOperation, eventOccurrenceUpdateOperation } from './occurrence.operations.js'
+import { findException } from '../recurrence/index.js'
 
 /** The event operations, by name, for routes and the script API alike. */
 export function eventOperations(variant: VariantConfig) {
@@ -102,7 +103,7 @@ const occurrenceLock: ItemLock = async (trx, input, ctx) => {
   const series = await postLock('events')(trx, input, ctx)
   if (!series) return undefined
   const key = String(input.key)
-  const exception = await trx.selectFrom('events').select('modified_utc').where('exception_of', '=', series.id).where('exception_key', '=', key).executeTakeFirst()
+  const exception = await findException(trx, series.id, key)
   return { ...series, path: { id: String(series.id), key }, ...(exception ? { modifiedUtc: wallFromDb(exception.modified_utc) } : {}) }
 }
 

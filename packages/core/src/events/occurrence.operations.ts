@@ -6,11 +6,7 @@ import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canEditItem, canEditType, require } from '../auth/permissions.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError } from '../errors.js'
-import { occurrenceNotFound, withExdate } from '../recurrence/exceptions.js'
-import { occurrenceAt, occurrenceKey } from '../recurrence/occurrences.js'
-import type { SeriesStart } from '../recurrence/recurrence.js'
-import { expandSliced, ruleWork, type RuleWork } from '../recurrence/rule-work.js'
-import { splitRecurrence } from '../recurrence/split.js'
+import { expandSliced, findException, occurrenceAt, occurrenceKey, occurrenceNotFound, ruleWork, splitRecurrence, withExdate, type RuleWork, type SeriesStart } from '../recurrence/index.js'
 import { epochMsToUtcWall, utcWallToEpochMs, wallToUtc, wallFromDb } from '../time/wall-time.js'
 import { locatePost } from '../posts/locate.js'
 import { eventWriteArgs } from './event.args.js'
@@ -76,8 +72,8 @@ export function overrideArgs() {
 }
 
 /** The exception row of occurrence `key` of series `seriesId`, if one was written. */
-async function findException(db: CallContext['db'] | Transaction<DB>, seriesId: number, key: string): Promise<EventRow | undefined> {
-  const found = await db.selectFrom('events').select('id').where('exception_of', '=', seriesId).where('exception_key', '=', key).executeTakeFirst()
+async function exceptionRow(db: CallContext['db'] | Transaction<DB>, seriesId: number, key: string): Promise<EventRow | undefined> {
+  const found = await findException(db, seriesId, key)
   return found ? findEventRow(db, found.id) : undefined
 }
 
@@ -195,7 +191,7 @@ export function eventOccurrenceUpdateOperation() {
         // One exception per key, even when two changes of a new one race.
         await trx.selectFrom('events').select('id').where('id', '=', row.id).forUpdate().execute()
         const series = (await findEventRow(trx, row.id))!
-        const existing = await findException(trx, series.id, key)
+        const existing = await exceptionRow(trx, series.id, key)
         if (!existing) return createException(trx, series, key, fields, ctx)
         const plan = await planEventWrite(trx, fields, existing, ctx)
         return applyEventWrite(trx, plan, existing, ctx)

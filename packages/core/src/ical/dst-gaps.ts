@@ -1,6 +1,6 @@
-import { expandBounded, expandRecurrence, type SeriesStart } from '../recurrence/recurrence.js'
-import { epochMsToUtcWall, utcWallToEpochMs, type WallTime } from '../time/wall-time.js'
-import { intlZone, transitions, type Transition } from '../time/vtimezone.js'
+import { expandBounded, expandRecurrence, type SeriesStart } from '../recurrence/index.js'
+import { epochMsToUtcWall, utcWallToEpochMs, type WallTime, intlZone } from '../time/wall-time.js'
+import { transitions, type Transition } from '../time/vtimezone.js'
 
 // A series whose time of day falls into a DST gap (02:30 on the night clocks go forward): RFC 5545
 // 3.3.10 says such an instance is ignored, and our lists skip it; calendar apps that subscribe

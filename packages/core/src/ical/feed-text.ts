@@ -1,7 +1,8 @@
 import { ICalCalendar, ICalCalendarMethod } from 'ical-generator'
 import type { EventRow } from '../events/event.serializer.js'
 import { veventText, type IcalContext } from './ical-event.js'
-import { intlZone, vtimezone } from '../time/vtimezone.js'
+import { vtimezone } from '../time/vtimezone.js'
+import { intlZone } from '../time/wall-time.js'
 
 // The CPU part of a feed (issue 28): rows to VEVENTs to text, and VTIMEZONEs. Pure functions of
 // plain data, so that a feed's text is built in a worker thread (`feed-workers.ts`), off the event

@@ -8,9 +8,8 @@ import type { LinkedRow } from '../linked/linked.serializer.js'
 import { taxonomyNamed } from '../terms/taxonomies.js'
 import { postUrl } from '../posts/post-fields.js'
 import { renderHtml } from '../shared/text.js'
-import { addDaysToDate, utcWallToEpochMs, wallFromDb } from '../time/wall-time.js'
+import { addDaysToDate, utcWallToEpochMs, wallFromDb, intlZone } from '../time/wall-time.js'
 import { feedRecurrence } from './dst-gaps.js'
-import { intlZone } from '../time/vtimezone.js'
 
 const toText = compile({
   wordwrap: false,

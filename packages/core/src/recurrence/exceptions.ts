@@ -1,3 +1,5 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParams } from '../errors.js'
 import { MAX_RECURRENCE_LINES } from './recurrence.js'
 
@@ -6,6 +8,18 @@ import { MAX_RECURRENCE_LINES } from './recurrence.js'
 
 /** Longest EXDATE line grown by deletes before a new one is started (the calendar takes 2,000 characters). */
 const MAX_EXDATE_LINE = 1900
+
+/**
+ * The changed occurrence (exception row, migration 0015) that replaces occurrence `key` of series
+ * `seriesId`, if one was written: its id and modified time.
+ */
+export async function findException(
+  db: Kysely<DB> | Transaction<DB>,
+  seriesId: number,
+  key: string,
+): Promise<{ id: number; modified_utc: string } | undefined> {
+  return db.selectFrom('events').select(['id', 'modified_utc']).where('exception_of', '=', seriesId).where('exception_key', '=', key).executeTakeFirst()
+}
 
 /** The answer for a key that names no occurrence of the series (documented 404). */
 export function occurrenceNotFound(seriesId: number, key: string): CalendarError {

@@ -1,13 +1,13 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
-import { addMonthsToWall, epochMsToUtcWall, MAX_WALL, MIN_WALL, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime, wallFromDb } from '../time/wall-time.js'
+import { addMonthsToWall, epochMsToUtcWall, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime, wallFromDb } from '../time/wall-time.js'
 import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.js'
 import { expandBoundedSliced, expandSliced, ruleWork, STORE_WORK_MS, type RuleWork } from './rule-work.js'
 
 // The stored occurrences of series (docs/recurrence.md, migration 0012): what is written with a
 // series, the horizon open-ended series are stored up to, and the job that moves it. Bounded
 // series (COUNT, UNTIL, RDATEs only: at most 1,000 occurrences) are always stored whole. Past the
-// horizon nothing is stored: lists compute those occurrences per request (events/far-occurrences.ts).
+// horizon nothing is stored: lists compute those occurrences per request (recurrence/far-occurrences.ts).
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -312,22 +312,4 @@ export function keepExtending(db: Kysely<DB>, now: () => Date): HorizonJob {
       await running
     },
   }
-}
-
-/** `wall` moved by `days`, kept within the stored years. */
-export function shiftWall(wall: WallTime, days: number): WallTime {
-  const ms = utcWallToEpochMs(wall) + days * DAY_MS
-  if (ms >= utcWallToEpochMs(MAX_WALL)) return MAX_WALL
-  if (ms <= utcWallToEpochMs(MIN_WALL)) return MIN_WALL
-  return epochMsToUtcWall(ms)
-}
-
-/** The UTC instant a wall clock of any zone can at most stand for (zones lie within UTC±14 h). */
-export function latestUtcOf(wall: WallTime): WallTime {
-  return shiftWall(wall, 1)
-}
-
-/** The UTC instant a wall clock of any zone can at least stand for. */
-export function earliestUtcOf(wall: WallTime): WallTime {
-  return shiftWall(wall, -1)
 }

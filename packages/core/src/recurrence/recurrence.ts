@@ -1,7 +1,6 @@
 import { RRuleTemporal } from 'rrule-temporal'
 import { invalidParams, type CalendarError } from '../errors.js'
-import { isValidTimezone, wallToUtc, type WallTime } from '../time/wall-time.js'
-import { intlZone } from '../time/vtimezone.js'
+import { isValidTimezone, wallToUtc, type WallTime, intlZone } from '../time/wall-time.js'
 
 /** Most lines one `recurrence` holds. */
 export const MAX_RECURRENCE_LINES = 50

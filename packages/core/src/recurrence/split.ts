@@ -1,6 +1,5 @@
 import { invalidParams } from '../errors.js'
-import { intlZone } from '../time/vtimezone.js'
-import { epochMsToUtcWall, utcToWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../time/wall-time.js'
+import { epochMsToUtcWall, intlZone, utcToWall, utcWallToEpochMs, wallToUtc, type WallTime } from '../time/wall-time.js'
 import type { SeriesStart } from './recurrence.js'
 import { expandBoundedSliced, expandSliced, ruleWork, type RuleWork } from './rule-work.js'
 

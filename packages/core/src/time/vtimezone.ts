@@ -21,17 +21,6 @@ function localStamp(ms: number, offset: number): string {
   return `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`
 }
 
-/** Whether the platform's time zone database (Intl) knows `zone` as an IANA name. */
-export function intlZone(zone: string): boolean {
-  if (zone === '' || zone === 'UTC' || /^UTC[+-]/.test(zone)) return false
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** One change of a zone's UTC offset (minutes east of UTC before and after). */
 export interface Transition {
   /** The UTC instant the new offset starts. */

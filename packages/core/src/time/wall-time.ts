@@ -42,6 +42,12 @@ function intlKnows(tz: string): boolean {
   return known
 }
 
+/** Whether the platform's time zone database (Intl) knows `zone` as an IANA name (not UTC, not `UTC±h`). */
+export function intlZone(zone: string): boolean {
+  if (zone === '' || zone === 'UTC' || /^UTC[+-]/.test(zone)) return false
+  return intlKnows(zone)
+}
+
 /** True for a `UTC±h` offset zone or an IANA name that Intl or moment-timezone knows. */
 export function isValidTimezone(tz: string): boolean {
   if (/^UTC[+-]/.test(tz)) return fixedOffsetMinutes(tz) !== null
@@ -245,4 +251,22 @@ export function wallFromDb(value: string): WallTime {
 /** Formats an instant as a UTC wall time (database parameter form). */
 export function utcWall(date: Date): WallTime {
   return date.toISOString().slice(0, 19).replace('T', ' ')
+}
+
+/** `wall` moved by `days`, kept within the stored years. */
+export function shiftWall(wall: WallTime, days: number): WallTime {
+  const ms = utcWallToEpochMs(wall) + days * 86_400_000
+  if (ms >= utcWallToEpochMs(MAX_WALL)) return MAX_WALL
+  if (ms <= utcWallToEpochMs(MIN_WALL)) return MIN_WALL
+  return epochMsToUtcWall(ms)
+}
+
+/** The UTC instant a wall clock of any zone can at most stand for (zones lie within UTC±14 h). */
+export function latestUtcOf(wall: WallTime): WallTime {
+  return shiftWall(wall, 1)
+}
+
+/** The UTC instant a wall clock of any zone can at least stand for. */
+export function earliestUtcOf(wall: WallTime): WallTime {
+  return shiftWall(wall, -1)
 }

@@ -14,7 +14,7 @@ import { sql, type Kysely, type Migration } from 'kysely'
 //   snapshot: a fold is atomic, so a reader sees the rows before or after it, never half).
 // - `cal_fold_term_counts()` adds the deltas into `terms.count` and deletes them, in one statement
 //   per term set: the calendar calls it after every 16th write of a process and with the hourly
-//   prune (src/terms/term-counts.ts). It never waits: another fold running makes it return
+//   prune (src/db/term-counts.ts). It never waits: another fold running makes it return
 //   (`pg_try_advisory_xact_lock`), and terms another transaction holds (a rename, a delete) are
 //   left for the next fold (`skip locked`). Deltas of deleted terms are dropped.
 // - A fold changes no answer, so an update of terms that changed only `count` is no longer a
