@@ -7,11 +7,6 @@ import { configDefaults, defineConfig } from 'vitest/config'
 // fetch adapter (project `http-fetch`). The adapter packages' own test folders test only their
 // translation (Express versions and ops routers; fetch parity and Hono).
 const HTTP_CONTRACT = 'packages/core/test/http/**/*.test.ts'
-// Not yet run through fetch (first step of the move: they ran behind Express only before).
-const EXPRESS_ONLY_FOR_NOW = [
-  ...['boundary-sweep', 'caps', 'commit-outcome', 'concurrent-writes', 'db-faults', 'far-windows', 'fuzz', 'host-pool', 'ical-bounds'],
-  ...['ical-keys-polling', 'if-match', 'internal-errors', 'openapi-conformance', 'openapi-lint', 'openapi-prism', 'roles', 'rule-work', 'write-outcome'],
-].map((f) => `packages/core/test/http/${f}.http.test.ts`)
 
 // The contract files run again inside a multi-calendar app (project http-multi). Not response-cache:
 // it compares bytes with a second calendar opened beside the set, whose links have no mount.
@@ -50,6 +45,12 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'] } },
   test: {
     globalSetup: ['./test-support/global-setup.ts'],
+    // Files run side by side, three at a time (Vitest's default on two cores is one: the files
+    // mostly wait for PostgreSQL, timers and child processes). Each worker process has its own
+    // database (test-support/test-db.ts, named by VITEST_POOL_ID) or PGlite instance, and keeps
+    // it from file to file within its project (isolate: false); tests that measure time measure
+    // CPU (test-support/cpu-clock.ts), so a busy neighbour does not fail them.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
@@ -99,12 +100,11 @@ export default defineConfig({
       {
         // The HTTP contract suite again, through the fetch adapter (@cal-events/http-fetch) served
         // by Node's http via @hono/node-server: the same requests must get the same answers.
-        // (The browser tests drive the same answers through Chromium: once, behind Express, is enough.)
         extends: true,
         test: {
           name: 'http-fetch',
           include: [HTTP_CONTRACT, 'packages/http-fetch/test/**/*.test.ts'],
-          exclude: [...fastExclude, ...EXPRESS_ONLY_FOR_NOW, '**/*.browser.test.ts'],
+          exclude: fastExclude,
           env: { CAL_TEST_BACKEND: 'postgres', CAL_HTTP_ADAPTER: 'fetch' },
           isolate: false,
         },

@@ -45,7 +45,8 @@ async function serve(env: Record<string, string>, cwd: string): Promise<{ url: s
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 60 s: ${stdout} ${stderr}`)), 60_000)
+    // Generous: a loaded machine running test files side by side took over 60 s to open PGlite.
+    const timer = setTimeout(() => reject(new Error(`no URL within 150 s: ${stdout} ${stderr}`)), 150_000)
     child.stdout!.on('data', (c: Buffer) => {
       stdout += c.toString()
       const found = /listening at (http:\S+)/.exec(stdout)

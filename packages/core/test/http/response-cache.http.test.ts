@@ -1,8 +1,9 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
-import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
+import { freshCalendar, querySql, workerCalendarDatabase, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
 // Issue 18 item 4: anonymous reads kept in memory and served again while the change log shows no
@@ -208,7 +209,31 @@ describe.each([
     const paths = Array.from({ length: 12 }, (_, i) => `/events?per_page=${i + 1}`)
     for (const path of paths) await warm(path)
     const before = statements
-    const hits = await Promise.all(paths.map((path) => read(path)))
+    // The first hit's check waits on a lock of the change log for 2 s after it is seen waiting, so
+    // the others arrive while it runs: on a loaded machine twelve requests sent at once otherwise
+    // reached the cache one check apart, and each found no check to join.
+    const locker = new pg.Client({ connectionString: await workerDatabaseUrl() })
+    await locker.connect()
+    let hits: Awaited<ReturnType<typeof read>>[]
+    try {
+      await locker.query('begin')
+      await locker.query('lock table cal_changes in access exclusive mode')
+      const sent = Promise.all(paths.map((path) => read(path)))
+      let waiting = 0
+      for (let tries = 0; waiting === 0 && tries < 500; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const { rows } = await locker.query<{ n: number }>(
+          "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'cal_changes' and not l.granted and l.database = (select oid from pg_database where datname = current_database())",
+        )
+        waiting = rows[0]!.n
+      }
+      expect(waiting, 'the first check waits on the lock').toBeGreaterThan(0)
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      await locker.query('rollback')
+      hits = await sent
+    } finally {
+      await locker.end()
+    }
     expect(hits.map((hit) => [hit.status, hit.statements])).toEqual(paths.map(() => [200, 0]))
     // One check at a time for the whole cache: twelve hits at once need far fewer than twelve.
     expect(statements - before).toBeLessThan(paths.length / 2)
