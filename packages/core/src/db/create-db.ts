@@ -100,7 +100,10 @@ export function newPostgresPool(options: Extract<DatabaseOptions, { url: string 
 function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
   const { pool, probe } = newPoolerPool(options)
-  const dialect = new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, statementTimeoutMs), probe) })
+  // Every statement whose parameters can be written in goes in one message with its transaction:
+  // without named prepared statements a long one has no kept plan to lose, and the two round trips
+  // of a transaction around it (and the connection held meanwhile) would cost more.
+  const dialect = new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY), probe) })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return {
     db,

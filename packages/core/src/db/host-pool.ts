@@ -77,11 +77,11 @@ const ignore = () => {}
  * a client-side limit a little past `statementTimeoutMs`, and runs in a transaction that first sets
  * the calendar's search path and `statementTimeoutMs` with SET LOCAL. A Kysely transaction carries them in its BEGIN
  * message (no extra round trip). A short statement outside one is sent in one message with its
- * transaction (`ONE_MESSAGE_MAX`); a longer one gets a transaction begun before it and committed
+ * transaction (`oneMessageMax`, default `ONE_MESSAGE_MAX`); a longer one gets a transaction begun before it and committed
  * right after a write, at release after a read. One that fails rolls back at once, as autocommit
  * would have. `end()` leaves the host's pool open.
  */
-export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number): PostgresPool & ConfigPool {
+export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number, oneMessageMax = ONE_MESSAGE_MAX): PostgresPool & ConfigPool {
   const queryTimeoutMs = statementTimeoutMs + 2_000
   // Utility statements, sent with BEGIN in one message: nothing to plan. The search path is asked
   // once (where pg_trgm lives does not move while the calendar runs).
@@ -124,7 +124,7 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         return send(config)
       }
       if (open === 'none') {
-        const whole = config.text.length <= ONE_MESSAGE_MAX ? inlineParameters(config.text, config.values ?? []) : undefined
+        const whole = config.text.length <= oneMessageMax ? inlineParameters(config.text, config.values ?? []) : undefined
         if (whole !== undefined) return oneMessage(whole)
         await begin(`begin; ${await settingsOn(send)}`)
         open = 'implicit'

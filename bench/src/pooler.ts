@@ -1,0 +1,98 @@
+import pg from 'pg'
+import { createCalendar, type Calendar, type CalendarRequest } from '@cal-events/core'
+import { startPgBouncer } from '../../test-support/pgbouncer.js'
+
+// Issue 32: the default list through Debian's PgBouncer in transaction mode (`pooler:
+// 'transaction'`: settings per transaction, no named prepared statements) against the same list
+// on a direct connection, same database, same process, rounds alternating; with the hot-read cache
+// off (every request reads) and on (every request is its one check statement).
+// `pnpm --filter @cal-events/bench pooler [events] [seconds] [rounds]` (PostgreSQL at DATABASE_URL).
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const EVENTS = Number(process.argv[2] ?? 1000)
+const SECONDS = Number(process.argv[3] ?? 3)
+const ROUNDS = Number(process.argv[4] ?? 5)
+const CONCURRENCY = 8
+const POOL = 4
+const NOW = new Date('2026-11-21T00:00:00Z')
+
+const request: CalendarRequest = { method: 'GET', path: '/cal/events/v1/events', query: '', headers: {}, origin: 'http://bench' }
+
+/** Requests per second of the default list with `CONCURRENCY` callers for `SECONDS`; errors counted. */
+async function measure(calendar: Calendar): Promise<{ rate: number; errors: number }> {
+  const until = Date.now() + SECONDS * 1000
+  let done = 0
+  let errors = 0
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const res = await calendar.handle(request)
+        if (res.status !== 200) errors++
+        done++
+      }
+    }),
+  )
+  return { rate: done / SECONDS, errors }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+async function main() {
+  const name = `cal_bench_pooler_${process.pid}`
+  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  await admin.connect()
+  await admin.query(`create database "${name}"`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  const server = new URL(ADMIN_URL)
+  const bouncer = await startPgBouncer({ serverHost: server.hostname, serverPort: Number(server.port || 5432), poolSize: POOL })
+  try {
+    const seed = await createCalendar({ now: () => NOW, database: { url: url.href, poolSize: POOL } })
+    for (let i = 0; i < EVENTS; i++) {
+      const day = String(1 + (i % 28)).padStart(2, '0')
+      await seed.events.create({ title: `Event ${i}`, start_date: `2026-12-${day} 10:00:00`, end_date: `2026-12-${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
+    }
+    await seed.close()
+    for (const cached of [false, true]) {
+      const common = { now: () => NOW, migrate: false, ...(cached ? {} : { responseCache: false as const }) }
+      const direct = await createCalendar({ ...common, database: { url: url.href, poolSize: POOL } })
+      const pooled = await createCalendar({ ...common, database: { url: bouncer.through(url.href), poolSize: POOL, pooler: 'transaction' } })
+      // Where the difference comes from (BENCH_SPLIT=1): the pooler mode on a direct connection, and
+      // the direct pool without named prepared statements.
+      const split = process.env.BENCH_SPLIT === '1'
+        ? {
+            'pooler mode, direct': await createCalendar({ ...common, database: { url: url.href, poolSize: POOL, pooler: 'transaction' } }),
+            'direct, unnamed': await createCalendar({ ...common, database: { url: url.href, poolSize: POOL, preparedStatements: false } }),
+          }
+        : {}
+      const modes: [string, Calendar][] = [['direct', direct], ['pooled', pooled], ...Object.entries(split)]
+      for (const [, calendar] of modes) await measure(calendar)
+      const rates: Record<string, number[]> = Object.fromEntries(modes.map(([m]) => [m, []]))
+      let errors = 0
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [mode, calendar] of round % 2 ? [...modes].reverse() : modes) {
+          const { rate, errors: failed } = await measure(calendar)
+          rates[mode]!.push(rate)
+          errors += failed
+        }
+      }
+      if (process.env.BENCH_SPLIT === '1') console.log(Object.entries(rates).map(([m, r]) => `${m} ${median(r).toFixed(0)} req/s`).join(', '))
+      for (const calendar of Object.values(split)) await calendar.close()
+      // Paired by round: the machine's load drifts between rounds more than between the two halves of one.
+      const ratios = rates.pooled!.map((p, i) => p / rates.direct![i]!)
+      console.log(
+        `default list${cached ? ' from the hot-read cache' : ', cache off'} (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}, PgBouncer default_pool_size ${POOL}): ` +
+          `direct ${median(rates.direct!).toFixed(0)} req/s, through PgBouncer ${median(rates.pooled!).toFixed(0)} req/s; ` +
+          `PgBouncer/direct per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; errors ${errors}`,
+      )
+      await pooled.close()
+      await direct.close()
+    }
+  } finally {
+    await bouncer.stop()
+    await admin.query(`drop database if exists "${name}" with (force)`)
+    await admin.end()
+  }
+}
+
+await main()
