@@ -1,5 +1,6 @@
 export { createCalendar, migrateCalendar } from './create-calendar.js'
 export type { HealthReport, PoolStats } from './db/health.js'
+export type { ReadStats } from './db/replicas.js'
 export type { OpenApiDocument, OpenApiOperation } from './openapi/document.js'
 export type { DescribedArg, DescribedRoute, RootDescriptor } from './openapi/root-descriptor.js'
 export { eventLoopDelay } from './shared/loop-delay.js'
