@@ -1,7 +1,12 @@
-// Flat config: typescript-eslint's recommended rules, syntax only (no type information needed).
+// Flat config: typescript-eslint's recommended rules everywhere (syntax only), and its type-checked
+// rules on shipped source (packages/*/src), where type information catches what syntax cannot
+// (unsafe `any` flows, floating or misused promises, needless assertions). Type-checking costs
+// time, so tests, bench and examples keep the syntax-only set.
 import js from '@eslint/js'
 import { defineConfig } from 'eslint/config'
 import tseslint from 'typescript-eslint'
+
+const SHIPPED = ['packages/*/src/**/*.ts']
 
 export default defineConfig(
   {
@@ -11,10 +16,51 @@ export default defineConfig(
   tseslint.configs.recommended,
   {
     rules: {
-      // The script API returns loosely typed JSON (`Record<string, any>`) by design; flag, don't fail.
+      // Tests and tools may need `any` now and then (a deliberately wrong input); flag it there.
       '@typescript-eslint/no-explicit-any': 'warn',
       // Unused on purpose: `_`-prefixed names (interface-shaped stubs, ignored tuple items).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: SHIPPED,
+    extends: [tseslint.configs.recommendedTypeCheckedOnly],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      // Operation handlers (`run`, `prepare`) and command actions are async by their interface:
+      // a throw in one must become a rejection, which dropping `async` would turn into a
+      // synchronous throw, so a body without `await` is no mistake there.
+      '@typescript-eslint/require-await': 'off',
+      // Off: the objects whose methods are passed around here are plain literals that never read
+      // `this` (operations, the CLI's printers), and Kysely's expression builder is meant to be
+      // destructured (`({ exists, selectFrom }) => …`, as its docs do); the rule would need
+      // `this: void` written on every such interface to tell them apart.
+      '@typescript-eslint/unbound-method': 'off',
+      // A promise may pass on what it caught (`reject(err)`, typed unknown) without wrapping it.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+    },
+  },
+  {
+    // Not yet typed: these files build queries or read foreign JSON through `any` (the event list's
+    // query builder over three row sources, the linked kinds' column maps, the WordPress site
+    // reader, ical.js components). Warnings, so each one stays visible until typed (issue 30).
+    files: [
+      'packages/core/src/events/event-list-query.ts',
+      'packages/core/src/linked/linked.repository.ts',
+      'packages/core/src/linked/linked.write.ts',
+      'packages/cli/src/migrate-site.ts',
+      'packages/cli/src/import-ics.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'warn',
+      '@typescript-eslint/no-unsafe-argument': 'warn',
+      '@typescript-eslint/no-unsafe-assignment': 'warn',
+      '@typescript-eslint/no-unsafe-call': 'warn',
+      '@typescript-eslint/no-unsafe-member-access': 'warn',
+      '@typescript-eslint/no-unsafe-return': 'warn',
+      '@typescript-eslint/no-base-to-string': 'warn',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'warn',
     },
   },
   {

@@ -136,7 +136,9 @@ export async function startServer(
           if (!done) app(req, res)
           else if (config.benchStats) stats.requests++
         },
-        () => app(req, res),
+        () => {
+          app(req, res)
+        },
       )
     }
     // The port first: a start that cannot listen must not spend the one-time administrator token.

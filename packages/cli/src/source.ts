@@ -137,7 +137,7 @@ async function fetchJson(url: string, authOrigin: string, options: SourceOptions
       throw new SourceError(url, `answered ${status} with invalid JSON`)
     }
     if (status >= 400) {
-      const detail = body && typeof body === 'object' ? (body as { code?: unknown; message?: unknown }) : {}
+      const detail = body && typeof body === 'object' ? (body as { code?: string | number; message?: string }) : {}
       throw new SourceError(url, `answered ${status}${detail.code ? ` ${String(detail.code)}` : ''}${detail.message ? `: ${String(detail.message)}` : ''}`, status)
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SourceError(url, 'answered JSON that is not an object')

@@ -84,7 +84,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
 
   async function callRaw<A extends ArgsRecord>(db: Kysely<DB>, op: Operation<A, unknown, unknown> | undefined, raw: RawCall<A>, opts: CallOptions, idempotencyKey?: { key: string; fingerprint: Fingerprint }) {
     const principal = opts.as === undefined ? SYSTEM_PRINCIPAL : opts.as
-    const x: ScriptExchange = { db, principal, operation: op, raw: raw as RawCall<ArgsRecord>, language: opts.language, idempotencyKey }
+    const x: ScriptExchange = { db, principal, operation: op, raw, language: opts.language, idempotencyKey }
     await runSteps(steps, x)
     return need(x.result, 'the result')
   }

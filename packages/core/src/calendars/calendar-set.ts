@@ -157,7 +157,7 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     if (migrate && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
     else if (!migrate) await assertMigrated(handle.db, row.schema_name)
     const calendar = startCalendar(own, setHandle(handle))
-    const close = calendar.close
+    const close = calendar.close.bind(calendar)
     return Object.assign(calendar, {
       close: async () => {
         // Closed by its user: the next `get` opens it again.
@@ -287,7 +287,7 @@ function setHandle(handle: DatabaseHandle): DatabaseHandle {
 }
 
 /** The registry: one row per calendar, created once per database (instances starting together wait for each other). */
-async function createRegistry(db: Kysely<any>, schema: string): Promise<void> {
+async function createRegistry<D>(db: Kysely<D>, schema: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${`cal-events registry ${schema}`}))`.execute(trx)
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx)

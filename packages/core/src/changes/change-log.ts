@@ -120,7 +120,7 @@ export function keepPruning(db: Kysely<DB>, retentionMs = CHANGE_RETENTION_MS): 
   // Idempotency keys (24 h) are pruned on the same clock, and term count deltas a calendar that
   // stopped writing left unfolded are folded.
   const prune = () => Promise.all([pruneChanges(db, retentionMs), pruneIdempotencyKeys(db), foldTermCounts(db)])
-  const timer = setInterval(() => prune().catch(() => {}), PRUNE_EVERY_MS)
+  const timer = setInterval(() => void prune().catch(() => {}), PRUNE_EVERY_MS)
   timer.unref?.()
   return () => clearInterval(timer)
 }

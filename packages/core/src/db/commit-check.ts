@@ -1,8 +1,8 @@
-import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import { isDatabaseUnavailable } from './connection-errors.js'
 import { PLAN_EACH_TIME } from './prepared-statements.js'
-import { wrappedPool } from './wrapped-pool.js'
+import { clientQuery, wrappedPool } from './wrapped-pool.js'
 
 /** What PostgreSQL knows of a transaction (`pg_xact_status`); null when it cannot be asked. */
 export type XactStatus = 'committed' | 'aborted' | 'in progress' | null
@@ -48,13 +48,13 @@ export function commitCheckingPool(pool: PostgresPool, probe: XactStatusProbe): 
       }
     }
     return {
-      query(textOrCursor: any, parameters?: readonly unknown[]): any {
-        if (typeof textOrCursor !== 'string') return client.query(textOrCursor)
+      query: clientQuery((textOrCursor, parameters) => {
+        if (typeof textOrCursor !== 'string') return client.query(textOrCursor as PostgresCursor<unknown>)
         if (isBegin(textOrCursor)) return begin(textOrCursor)
         if (textOrCursor === 'commit') return commit(textOrCursor, parameters ?? [])
         if (textOrCursor === 'rollback') xid = undefined
         return client.query(textOrCursor, parameters ?? [])
-      },
+      }),
       release: () => client.release(),
     }
   })

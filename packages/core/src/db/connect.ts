@@ -42,7 +42,7 @@ function codeOf(err: unknown): string {
  * Checks that PostgreSQL answers before anything else runs, waiting up to `waitMs` for a server
  * that is still coming up; otherwise throws one readable error naming the server and a hint.
  */
-export async function waitForDatabase(db: Kysely<any>, url: string, waitMs: number): Promise<void> {
+export async function waitForDatabase<D>(db: Kysely<D>, url: string, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     try {

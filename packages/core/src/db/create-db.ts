@@ -202,7 +202,7 @@ export async function openPgliteSession(options: Extract<DatabaseOptions, { data
     instance = await PGlite.create({ extensions: { pg_trgm } })
   }
   // PGlite's node-postgres adapter types do not line up with @types/pg; the shape is right.
-  const config = createPgConfig(instance) as any
+  const config = createPgConfig(instance) as unknown as pg.PoolConfig
   const pool = new pg.Pool({ ...config, types: calendarTypes })
   return {
     pool,

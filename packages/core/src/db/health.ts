@@ -36,7 +36,7 @@ export interface PoolStats {
 }
 
 /** Asks the database for the applied migrations, within `timeoutMs`. Never throws. */
-export async function checkHealth(db: Kysely<any>, schema: string, timeoutMs: number, pool?: () => PoolStats, reads?: () => ReadStats): Promise<HealthReport> {
+export async function checkHealth<D>(db: Kysely<D>, schema: string, timeoutMs: number, pool?: () => PoolStats, reads?: () => ReadStats): Promise<HealthReport> {
   const stats = { ...(pool ? { pool: pool() } : {}), eventLoop: eventLoopDelay(), ...(reads ? { reads: reads() } : {}) }
   let timer: NodeJS.Timeout | undefined
   try {

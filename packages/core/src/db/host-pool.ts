@@ -5,6 +5,7 @@ import { calendarTypes } from './pg-types.js'
 import { searchPathQuery } from './schema.js'
 import { inlineParameters } from './inline-parameters.js'
 import type { ConfigClient, ConfigPool } from './prepared-statements.js'
+import { clientQuery } from './wrapped-pool.js'
 
 // A host's own pg.Pool (`database: { pool }`, README "Embedding"). Its connections are the host's:
 // the calendar borrows one per statement or transaction and gives it back as it came. The calendar's
@@ -166,12 +167,12 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
       await send({ text: how })
     }
     return {
-      query(textOrCursor: any, parameters?: readonly unknown[]): any {
+      query: clientQuery((textOrCursor, parameters) => {
         if (typeof textOrCursor === 'string') return run({ text: textOrCursor, values: [...(parameters ?? [])] })
         // A config from the prepared-statement layer (`prepared-statements.ts`).
-        if (typeof textOrCursor?.text === 'string') return run(textOrCursor as HostQueryConfig)
+        if ('text' in textOrCursor && typeof textOrCursor.text === 'string') return run(textOrCursor as HostQueryConfig)
         throw new TypeError('Cursors are not supported on a host pool.')
-      },
+      }) as Wrapper['query'],
       release() {
         const failed = broken
         broken = undefined

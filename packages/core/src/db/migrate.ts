@@ -18,8 +18,7 @@ export interface MigrationReport {
  * anywhere leaves the database as it was (no schema, no bookkeeping table, no half a migration),
  * and the next start retries cleanly. Instances starting together wait for each other.
  */
-export async function migrateToLatest(
-  db: Kysely<any>,
+export async function migrateToLatest<D>(db: Kysely<D>,
   schema: string = DEFAULT_SCHEMA,
   migrations: Record<string, Migration> = MIGRATIONS,
 ): Promise<MigrationReport> {
@@ -64,7 +63,7 @@ export async function migrateToLatest(
 const NOT_MIGRATED = new Set(['42P01', '3F000'])
 
 /** The migrations of this version the schema has not applied, in order; database errors are thrown. */
-export async function pendingMigrations(db: Kysely<any>, schema: string = DEFAULT_SCHEMA): Promise<string[]> {
+export async function pendingMigrations<D>(db: Kysely<D>, schema: string = DEFAULT_SCHEMA): Promise<string[]> {
   const applied = await sql<{ name: string }>`select name from ${sql.id(schema, RECORDS)}`
     .execute(db)
     .then((r) => new Set(r.rows.map((row) => row.name)))
@@ -79,7 +78,7 @@ export async function pendingMigrations(db: Kysely<any>, schema: string = DEFAUL
  * For `migrate: false`: a schema this version has not fully migrated would answer every call with
  * 500, so the calendar refuses to start instead, naming what is missing.
  */
-export async function assertMigrated(db: Kysely<any>, schema: string = DEFAULT_SCHEMA): Promise<void> {
+export async function assertMigrated<D>(db: Kysely<D>, schema: string = DEFAULT_SCHEMA): Promise<void> {
   const pending = await pendingMigrations(db, schema)
   if (pending.length === 0) return
   throw new Error(
@@ -136,7 +135,7 @@ const LEGACY_FUNCTIONS = [
  * triggers and owned sequences), its shared id sequence and its functions move into the schema,
  * data and ids intact. Other objects in `public` (the host's, the pg_trgm extension) stay.
  */
-async function adoptPublicLayout(trx: Transaction<any>, schema: string): Promise<boolean> {
+async function adoptPublicLayout<D>(trx: Transaction<D>, schema: string): Promise<boolean> {
   if (schema === 'public') return false
   const { rows } = await sql<{ legacy: boolean }>`select to_regclass(${`${quoted(schema)}.${RECORDS}`}) is null
       and to_regclass(${`public.${RECORDS}`}) is not null as legacy`.execute(trx)

@@ -10,9 +10,9 @@ const INT8 = 20
  * (`YYYY-MM-DD HH:MM:SS`) instead of becoming Dates read in the process time zone.
  */
 export const calendarTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if (oid === TIMESTAMP || oid === TIMESTAMPTZ) return (value: string) => value
     if (oid === INT8) return (value: string) => Number(value)
-    return pg.types.getTypeParser(oid, format)
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown
   },
 }

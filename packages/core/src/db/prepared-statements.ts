@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { PostgresPool } from 'kysely'
-import { wrappedPool } from './wrapped-pool.js'
+import { clientQuery, wrappedPool } from './wrapped-pool.js'
 
 /** A client that takes pg's query config (`pg.PoolClient`, or a host pool's client in `host-pool.ts`). */
 export interface ConfigClient {
@@ -84,12 +84,12 @@ export function sharedNamer(): StatementNamer {
  */
 export function preparingPool(pool: ConfigPool, nameOf: StatementNamer = sharedNamer()): PostgresPool {
   return wrappedPool(pool, (client: ConfigClient) => ({
-    query(textOrCursor: any, parameters?: ReadonlyArray<unknown>): any {
+    query: clientQuery((textOrCursor, parameters) => {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor)
       const values = parameters as unknown[]
       const name = nameOf(textOrCursor)
       return client.query(name === undefined ? { text: textOrCursor, values } : { name, text: textOrCursor, values })
-    },
+    }),
     release: () => client.release(),
   }))
 }

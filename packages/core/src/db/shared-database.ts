@@ -1,10 +1,10 @@
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, type XactStatusProbe } from './commit-check.js'
 import { logger, newPoolerPool, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'
-import { preparingPool, sharedNamer } from './prepared-statements.js'
+import { preparingPool, sharedNamer, type ConfigClient, type ConfigPool } from './prepared-statements.js'
 import { SET_SEARCH_PATH } from './schema.js'
 import { localSettingsPool } from './host-pool.js'
 import type { PoolStats } from './health.js'
@@ -34,7 +34,7 @@ type SwitchClient = { query(text: string, values: unknown[]): Promise<unknown>; 
  * `pool` as one calendar sees it: every checked-out connection works in `schema`. `paths` is the
  * set's memory of each connection's search path (a connection the pool drops takes its entry along).
  */
-function schemaPool(pool: pg.Pool, schema: string, paths: WeakMap<object, string> | undefined): PostgresPool & { connect(): Promise<any> } {
+function schemaPool(pool: pg.Pool, schema: string, paths: WeakMap<object, string> | undefined): PostgresPool & ConfigPool {
   return {
     async connect() {
       const client = (await pool.connect()) as unknown as SwitchClient
@@ -50,7 +50,8 @@ function schemaPool(pool: pg.Pool, schema: string, paths: WeakMap<object, string
         }
         paths?.set(client, schema)
       }
-      return client as any
+      // A pg.PoolClient: what Kysely's pool and the prepared-statement layer both call.
+      return client as unknown as PostgresPoolClient & ConfigClient
     },
     // The set's pool: ended by the set, not by one calendar.
     end: async () => {},
@@ -77,8 +78,8 @@ export async function openSharedDatabase(options: DatabaseOptions): Promise<Shar
   const namer = sharedNamer()
   const handle = (kind: 'postgres' | 'pglite', pool: pg.Pool, prepared: boolean, probe: XactStatusProbe | undefined, remember = true) =>
     (schema: string, onQuery?: QueryListener): DatabaseHandle => {
-      const own: PostgresPool = schemaPool(pool, schema, remember ? paths : undefined)
-      const preparing = prepared ? preparingPool(own as never, namer) : own
+      const own = schemaPool(pool, schema, remember ? paths : undefined)
+      const preparing = prepared ? preparingPool(own, namer) : own
       const dialect = new PostgresDialect({ pool: probe ? commitCheckingPool(preparing, probe) : preparing })
       const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
       return {

@@ -21,3 +21,14 @@ export function wrappedPool<C extends object>(
     end: () => pool.end(),
   }
 }
+
+/** What reaches a wrapped client's `query`: statement text, or a cursor or query config it hands on. */
+export type QueryInput = string | object
+
+/**
+ * Kysely's `PostgresPoolClient['query']` from one function: Kysely declares it as two overloads
+ * (text with parameters, or a cursor), which one implementation cannot state without this cast.
+ */
+export function clientQuery(fn: (input: QueryInput, parameters?: readonly unknown[]) => unknown): PostgresPoolClient['query'] {
+  return fn as PostgresPoolClient['query']
+}

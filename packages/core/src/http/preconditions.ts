@@ -124,7 +124,7 @@ function guard(
   return {
     ...operation,
     async prepare(input, ctx) {
-      locked = await lock(ctx.db as Transaction<DB>, input as Record<string, unknown>, ctx)
+      locked = await lock(ctx.db as Transaction<DB>, input, ctx)
       return operation.prepare ? operation.prepare(input, ctx) : input
     },
     async authorize(prepared, ctx) {

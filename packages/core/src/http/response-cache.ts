@@ -297,7 +297,7 @@ export function createResponseCache(
       text: entry.text,
       // Adapters send `text`; a caller of `handle` that reads `body` gets it parsed back once.
       get body() {
-        return (entry.parsed ??= JSON.parse(entry.text))
+        return (entry.parsed ??= JSON.parse(entry.text) as unknown)
       },
     }
   }

@@ -56,10 +56,11 @@ export interface FeedState {
   newestEventMs: number
 }
 
-const toMs = (value: unknown): number => {
+/** A column's time (a timestamp's text, or a Date where the driver makes one) in epoch ms; none is 0. */
+const toMs = (value: string | Date | null | undefined): number => {
   if (value === null || value === undefined) return 0
   if (value instanceof Date) return value.getTime()
-  const text = String(value)
+  const text = value
   // `timestamp` columns come back as UTC wall text; `timestamptz` as a Date or an offset text.
   return /[zZ]|[+-]\d\d(:?\d\d)?$/.test(text) ? Date.parse(text) : utcWallToEpochMs(wallFromDb(text))
 }
@@ -81,7 +82,7 @@ export async function feedDataState(db: Kysely<DB>): Promise<string> {
  */
 export async function feedState(db: Kysely<DB>, f: EventListFilters | undefined, now: Date): Promise<FeedState> {
   const newest = f ? eventListQuery(db, f).select(sql<string>`max(e.modified_utc)`.as('m')) : undefined
-  const { rows } = await sql<{ state: string; last_change: unknown; newest: unknown }>`
+  const { rows } = await sql<{ state: string; last_change: string | Date | null; newest: string | Date | null }>`
     select ${STATE} as state,
       (select c.at from cal_changes c order by c.xid desc limit 1) as last_change,
       ${newest ? sql`(${newest})` : sql`null`} as newest`.execute(db)

@@ -1,5 +1,5 @@
 import type { CallContext } from '../api/context.js'
-import { defineOperation, type ArgsRecord, type Operation, type OperationResult, type ParsedArgs } from '../api/operation.js'
+import { defineOperation, type ArgsRecord, type OperationResult, type ParsedArgs } from '../api/operation.js'
 import type { VariantConfig } from '../config/variants.js'
 import { eventListOperation } from '../events/event-list.js'
 import { eventListArgs } from '../events/event.args.js'
@@ -121,14 +121,16 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
 /** `GET /events/{id}/ical` and `/events/by-slug/{slug}/ical`: one event as a calendar file, readable exactly when the event is. */
 export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfig) {
   const read = eventReadOperation(locator, variant)
+  // The read's parameters and a feed key; typed as any declarations, so the read's `prepare` fits.
+  const args: ArgsRecord = { ...read.args, key: keyArg }
   return defineOperation({
     policy: { cache: 'never' },
-    args: { ...read.args, key: keyArg } as ArgsRecord,
-    prepare: read.prepare as NonNullable<Operation['prepare']>,
+    args,
+    prepare: read.prepare,
     async run(prepared, ctx): Promise<OperationResult<undefined>> {
       // The read's checks and errors (not found, trashed, not accessible, password) come first;
       // past them, a protected event's password was given or the caller may edit it.
-      await read.run(prepared as Parameters<typeof read.run>[0], ctx)
+      await read.run(prepared, ctx)
       const row = (prepared as { row: EventRow }).row
       const text = calendarText(icalCalendar(row.title.trim() || `Event ${row.id}`), [row], ctx, true)
       // The whole text is at hand: its tag hashes the bytes. Linked venues, organizers and terms

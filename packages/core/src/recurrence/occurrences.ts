@@ -300,7 +300,7 @@ export function keepExtending(db: Kysely<DB>, now: () => Date): HorizonJob {
   let running: Promise<void> = Promise.resolve()
   let first: Promise<void> | undefined
   const run = () => (running = extendOccurrences(db, now()).catch(() => {}))
-  const timer = setInterval(run, EXTEND_EVERY_MS)
+  const timer = setInterval(() => void run(), EXTEND_EVERY_MS)
   timer.unref?.()
   return {
     ready() {
