@@ -210,7 +210,7 @@ async function eventsByOrigin(ctx: CallContext, uids: string[]): Promise<EventRo
   const { rows } = await sql<{ id: number }>`select e.id from unnest(${uids}::text[]) u(uid)
     join events e on e.language = ${ctx.language} and e.origin_uid = u.uid`.execute(ctx.db)
   if (rows.length === 0) return []
-  return (await selectEvents(ctx.db).where('e.id', '=', sql<number>`any(${rows.map((r) => r.id)}::int[])`).execute()) as EventRow[]
+  return await selectEvents(ctx.db).where('e.id', '=', sql<number>`any(${rows.map((r) => r.id)}::int[])`).execute()
 }
 
 /** An item's fields as a create declares them; `origin_uid` is what makes a re-import find it again. */
