@@ -114,7 +114,7 @@ describe(`the calendar's own schema in a host's database (${BACKEND})`, () => {
     expect(await publicObjects(host)).toEqual(publicBefore)
     const ours = await host.sql<{ relname: string }>(`select relname from pg_class where relnamespace = 'cal_events'::regnamespace and relkind = 'r' order by 1`)
     expect(ours.map((r) => r.relname)).toEqual(expect.arrayContaining(['cal_migrations', 'events', 'images', 'terms', 'users']))
-  })
+  }, 120_000) // a PGlite of its own, migrated: seconds when idle, over 30 s with files side by side on a loaded machine
 
   it.runIf(BACKEND === 'postgres')('a host session writing the calendar tables fires triggers that stay in the calendar schema', async () => {
     const host = await hostDatabase()
