@@ -1,5 +1,5 @@
 import { ParseArgsConfig, parseArgs } from 'node:util';
-import { Calendar, DatabaseOptions, TokenInfo, FeedKeyInfo, CallOptions } from '@cal-events/core';
+import { Calendar, DatabaseOptions, TokenInfo, FeedKeyInfo, CallOptions, Calendars, CalendarsOptions } from '@cal-events/core';
 import { IncomingMessage, ServerResponse, Server } from 'node:http';
 import { DestinationStream, Logger } from 'pino';
 
@@ -13,7 +13,7 @@ declare class UsageError extends Error {
     name: string;
 }
 /** `cal-events --help`. */
-declare const USAGE = "Usage: cal-events <command> [options]   (cal-events <command> --help for its own)\n\nCommands:\n  serve          serve the REST API (PostgreSQL via DATABASE_URL, else embedded PGlite)\n  migrate        apply pending database migrations and exit\n  tokens         create, list and revoke API tokens\n  feed-keys      create, list and revoke feed keys (subscribe URLs for calendar apps)\n  import-ics     import an iCalendar (.ics) file, idempotent by UID\n  migrate-site   copy a whole calendar from a live site (this API or the WordPress plugin's)\n\nEvery command reads the same environment (DATABASE_URL, CAL_DATA_DIR, CAL_DB_SCHEMA,\nCAL_TIMEZONE, CAL_VARIANT, \u2026: see the README of @cal-events/cli).\n\nExit codes: 0 done, 1 failed (bad environment, database or source error, refused items),\n2 a mistake in the command line, 130 interrupted (migrate-site).";
+declare const USAGE = "Usage: cal-events <command> [options]   (cal-events <command> --help for its own)\n\nCommands:\n  serve          serve the REST API (PostgreSQL via DATABASE_URL, else embedded PGlite)\n  migrate        apply pending database migrations and exit\n  tokens         create, list and revoke API tokens\n  feed-keys      create, list and revoke feed keys (subscribe URLs for calendar apps)\n  calendars      create, list and delete the calendars of CAL_MULTI_CALENDAR=1 (tokens: --calendar KEY)\n  import-ics     import an iCalendar (.ics) file, idempotent by UID\n  migrate-site   copy a whole calendar from a live site (this API or the WordPress plugin's)\n\nEvery command reads the same environment (DATABASE_URL, CAL_DATA_DIR, CAL_DB_SCHEMA,\nCAL_TIMEZONE, CAL_VARIANT, \u2026: see the README of @cal-events/cli).\n\nExit codes: 0 done, 1 failed (bad environment, database or source error, refused items),\n2 a mistake in the command line, 130 interrupted (migrate-site).";
 /** `cal-events migrate --help`. */
 declare const MIGRATE_USAGE = "Usage:\n  cal-events migrate\n\nApplies pending migrations to the database the server's settings name (DATABASE_URL and\nCAL_DB_SCHEMA, or PGlite in CAL_DATA_DIR) and exits: for deployments that migrate once before\nstarting servers with CAL_MIGRATE_ON_START=0.";
 /** `cal-events serve --help`. */
@@ -136,6 +136,8 @@ interface ServerConfig {
     corsOrigins?: string[];
     /** Also serve `/wp-json/tribe/events/v1` with the reference's header names (`CAL_WP_COMPAT=1`). */
     wpCompat?: boolean;
+    /** Serve many calendars, each under `/calendars/{key}` (`CAL_MULTI_CALENDAR=1`; docs/multi-calendar.md). */
+    multiCalendar?: boolean;
     /** Megabytes for the hot-read cache of anonymous reads (`CAL_RESPONSE_CACHE_MB`, default 32; `0` turns it off). */
     responseCacheMb?: number;
 }
@@ -383,9 +385,10 @@ declare function occurrenceKey(rid: RecurrenceId, siteZone: string): string;
 declare function planIcs(icsText: string, options?: Omit<IcsImportOptions, 'call' | 'onProgress'>): IcsPlan;
 /**
  * Imports an .ics text: creates the events not imported yet, updates those that were (found by
- * origin), and trashes earlier imports the file now marks cancelled. A series the calendar
- * refuses is imported expanded, one event per occurrence (and an earlier import of it as a
- * series is trashed).
+ * origin), and trashes earlier imports the file now marks cancelled. Events and series are written
+ * by `calendar.events.import()` (batches of multi-row writes); a series the calendar refuses is
+ * imported expanded, one event per occurrence (and an earlier import of it as a series is
+ * trashed). Changed occurrences and cancellations follow, one call each.
  */
 declare function importIcs(calendar: Calendar, icsText: string, options?: IcsImportOptions): Promise<IcsImportSummary>;
 
@@ -432,12 +435,13 @@ interface Source {
  * flags, costs, flags and image URLs, in every status the source's credentials can see.
  *
  * - Idempotent, so an interrupted run is resumed by running it again: events carry the source's
- *   `global_id` as `origin_uid` (found again with `calendar.events.getByOrigin()`, as the ICS
- *   import does); terms, venues and organizers are found again by slug. What is already equal is
- *   left alone, what changed at the source is updated, nothing is created twice.
- * - Each item is one script-API call, so an item is written whole or not at all; a source that
- *   answers garbage stops the run with a `SourceError` naming the URL before anything of that
- *   item is written.
+ *   `global_id` as `origin_uid` (found again by `calendar.events.import()`, as the ICS import
+ *   does); terms, venues and organizers are found again by slug. What is already equal is left
+ *   alone, what changed at the source is updated, nothing is created twice.
+ * - Terms, venues and organizers are one script-API call each; events are written by
+ *   `calendar.events.import()` in batches (each in a transaction), so an item is written whole or
+ *   not at all; a source that answers garbage stops the run with a `SourceError` naming the URL
+ *   before anything of that item is written.
  * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
  */
 
@@ -488,4 +492,44 @@ declare function migrateSite(target: Calendar, source: string, options?: Migrate
 /** `cal-events migrate-site <url>`: copies, prints the summary; returns the exit code. */
 declare function runMigrateSite(argv: readonly string[], env?: Record<string, string | undefined>, print?: CliOutput, options?: CommandDatabaseOptions): Promise<number>;
 
-export { type CalendarServer, type CliOutput, type CliTool, type CommandDatabaseOptions, type CommandLine, ConfigError, type DemoSummary, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, FEED_KEYS_CLI, type FastPathOptions, type FeedKeysCommand, GC_FLAGS, IMPORT_ICS_USAGE, type IcsImportOptions, type IcsImportSummary, type IcsPlan, LOG_LEVELS, type LoadConfigOptions, MIGRATE_SITE_USAGE, MIGRATE_USAGE, type MigrateSiteOptions, type MigrationSummary, PHASES, type Phase, type PhaseCounts, type PlannedEvent, type RecurrenceId, SERVE_USAGE, type ServerConfig, type Source, SourceError, TOKENS_CLI, type TokensCommand, USAGE, UsageError, applyGcTuning, basicAuth, cacheFastPath, createLogger, createTokenCommand, defaultDataDir, defaultPoolSize, describeDatabase, executeFeedKeysCommand, executeTokensCommand, feedUrls, formatFeedKeyTable, formatTable, formatTokenTable, importIcs, isCalendarEmpty, listTokensCommand, loadConfig, migrateSite, occurrenceKey, parseCommandLine, parseFeedKeysArgs, parseTokensArgs, planIcs, redactUrl, requestLogger, revokeTokenCommand, runCalEvents, runCliMain, runFeedKeysCli, runImportIcs, runMigrate, runMigrateSite, runServe, runTokensCli, seedDemoData, startServer };
+/** Where the calendars are served: `/calendars/{key}/cal/events/v1`. */
+declare const CALENDARS_MOUNT = "/calendars";
+/** A running server of many calendars (`CAL_MULTI_CALENDAR=1`). */
+interface CalendarsServer {
+    /** The namespace URL with `{key}` for the calendar key, e.g. `http://127.0.0.1:3000/calendars/{key}/cal/events/v1`. */
+    url: string;
+    server: Server;
+    calendars: Calendars;
+    /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+    close(): Promise<void>;
+}
+/**
+ * The server of `CAL_MULTI_CALENDAR=1`: every calendar of the database's registry under
+ * `/calendars/{key}` on one pool (an unknown key 404, a malformed one 400, in the error shape),
+ * `/healthz` and `/readyz` for the shared database, the reference page. Calendars are made with
+ * `calendars create KEY`, their tokens with `tokens create --calendar KEY`.
+ */
+declare function startCalendarsServer(config: ServerConfig, logDestination?: DestinationStream): Promise<CalendarsServer>;
+
+/** The options of the calendar set a configuration names (also the `calendars` and `--calendar` commands'). */
+declare function calendarsOptions(config: ServerConfig, onError?: (err: unknown) => void): CalendarsOptions;
+
+/** `cal-events calendars --help`. */
+declare const CALENDARS_USAGE = "Usage:\n  cal-events calendars create <key> [<key>\u2026]\n  cal-events calendars list\n  cal-events calendars delete <key> [<key>\u2026]\n\nThe calendars of a server started with CAL_MULTI_CALENDAR=1, each served at\n/calendars/<key>/cal/events/v1 (docs/multi-calendar.md). A key has lower-case letters, digits and\ninner hyphens, 1 to 50 characters. delete drops the calendar and all its data. Tokens of one\ncalendar: cal-events tokens create --calendar <key> --role \u2026 Uses the server's database settings\n(DATABASE_URL, or PGlite in CAL_DATA_DIR; with the embedded database, stop the server first).";
+/** One parsed command line. */
+type CalendarsCommand = {
+    command: 'help';
+} | {
+    command: 'create' | 'delete';
+    keys: string[];
+} | {
+    command: 'list';
+};
+/** Parses and checks the arguments (no database needed); throws `UsageError`. */
+declare function parseCalendarsArgs(argv: readonly string[]): CalendarsCommand;
+/** Runs a parsed command on an open calendar set; returns the exit code. */
+declare function executeCalendarsCommand(cmd: CalendarsCommand, calendars: Calendars, print: CliOutput): Promise<number>;
+/** `cal-events calendars …`: opens the database the environment names, runs, closes; returns the exit code. */
+declare function runCalendarsCli(argv: readonly string[], env: Record<string, string | undefined>, print: CliOutput): Promise<number>;
+
+export { CALENDARS_MOUNT, CALENDARS_USAGE, type CalendarServer, type CalendarsCommand, type CalendarsServer, type CliOutput, type CliTool, type CommandDatabaseOptions, type CommandLine, ConfigError, type DemoSummary, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, FEED_KEYS_CLI, type FastPathOptions, type FeedKeysCommand, GC_FLAGS, IMPORT_ICS_USAGE, type IcsImportOptions, type IcsImportSummary, type IcsPlan, LOG_LEVELS, type LoadConfigOptions, MIGRATE_SITE_USAGE, MIGRATE_USAGE, type MigrateSiteOptions, type MigrationSummary, PHASES, type Phase, type PhaseCounts, type PlannedEvent, type RecurrenceId, SERVE_USAGE, type ServerConfig, type Source, SourceError, TOKENS_CLI, type TokensCommand, USAGE, UsageError, applyGcTuning, basicAuth, cacheFastPath, calendarsOptions, createLogger, createTokenCommand, defaultDataDir, defaultPoolSize, describeDatabase, executeCalendarsCommand, executeFeedKeysCommand, executeTokensCommand, feedUrls, formatFeedKeyTable, formatTable, formatTokenTable, importIcs, isCalendarEmpty, listTokensCommand, loadConfig, migrateSite, occurrenceKey, parseCalendarsArgs, parseCommandLine, parseFeedKeysArgs, parseTokensArgs, planIcs, redactUrl, requestLogger, revokeTokenCommand, runCalEvents, runCalendarsCli, runCliMain, runFeedKeysCli, runImportIcs, runMigrate, runMigrateSite, runServe, runTokensCli, seedDemoData, startCalendarsServer, startServer };

@@ -1,3 +1,4 @@
+import { C as CalendarRequest, a as CalendarResponse, b as CachedAnswer } from './request-u-RgPeLM.js';
 import * as zod from 'zod';
 import { z } from 'zod';
 import { ColumnType, Transaction, Kysely } from 'kysely';
@@ -55,68 +56,74 @@ interface HostPool {
     readonly waitingCount: number;
 }
 
-/** A framework-neutral HTTP request, as an adapter hands it to the calendar. */
-interface CalendarRequest {
-    method: string;
-    /** Path below the mount point, starting with `/cal/events/v1`. */
-    path: string;
-    /** The raw query string, without the leading `?`. */
-    query: string;
-    headers: Record<string, string | string[] | undefined>;
-    /**
-     * The body: raw bytes (parsed by the calendar according to `content-type`), or a value
-     * already parsed by a host middleware such as `express.json()`.
-     */
-    body?: Uint8Array | unknown;
-    /** Origin the request was addressed to (`http://host:port`), used when no public URL is configured. */
-    origin?: string;
-    /**
-     * The client's address as the host sees it (Express: `req.ip`, which follows `trust proxy`).
-     * Password guesses are counted per event and client.
-     */
-    client?: string;
-    /** Path prefix the host mounted the calendar under (`/api`), used for `rest_url`s. */
-    mountPath?: string;
-    /**
-     * The framework's own request object (the Express adapter passes its `req`). The calendar never
-     * reads it; it is there for an `authenticate` hook that needs the host's session or user.
-     */
-    native?: unknown;
-}
-/** A framework-neutral HTTP response. */
-interface CalendarResponse {
-    status: number;
-    headers: Record<string, string>;
-    body: unknown;
-    /**
-     * When set, the response body is this text (in `Content-Type`'s charset, UTF-8), to be written
-     * chunk by chunk in order instead of `body` as JSON. Iteration may fail part-way (the database
-     * went away): the adapter then aborts the response, since its status is already sent.
-     */
-    stream?: AsyncIterable<string> | Iterable<string>;
-    /**
-     * `body` already serialised as JSON (the calendar did it to compute the `ETag`); an adapter
-     * sends this instead of serialising `body` again.
-     */
-    text?: string;
+/**
+ * A PGlite instance (`new PGlite()` / `PGlite.create()` of `@electric-sql/pglite`), described by
+ * shape: these declarations never load PGlite's own, so an app on PostgreSQL needs no PGlite (nor
+ * its types) installed.
+ */
+interface PGliteInstance {
+    readonly waitReady: Promise<void>;
+    query(query: string, params?: unknown[]): Promise<{
+        rows: unknown[];
+    }>;
+    exec(query: string): Promise<{
+        rows: unknown[];
+    }[]>;
+    close(): Promise<void>;
 }
 /**
- * A kept answer of the hot-read cache, ready to write (`Calendar.cachedAnswer`): the same status,
- * headers and bytes an adapter writes for `handle`'s answer, `Content-Length` included.
+ * Where the calendar keeps its data. The embedded choices (`dataDir`, `memory`, `pglite`) need the
+ * optional peer dependency `@electric-sql/pglite` installed.
  */
-interface CachedAnswer {
-    /** 200, or 304 when `If-None-Match` named the answer's tag. */
-    status: number;
-    /** Every header to send. Shared by the requests this answer serves: never change it. */
-    headers: Readonly<Record<string, string>>;
-    /** The body; `undefined` for `HEAD` and 304. */
-    body: Uint8Array | undefined;
+type DatabaseOptions = 
+/** A PostgreSQL server (`postgres://user@host:5432/db`). */
+{
+    url: string;
+    poolSize?: number;
+    connectionTimeoutMs?: number;
+    statementTimeoutMs?: number;
+    /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
+    preparedStatements?: boolean;
+    /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
+    startupWaitMs?: number;
     /**
-     * The body compressed with `encoding`, made once per kept answer and kept with it: for a host that
-     * compresses responses (the example server's `compression`), so a hit is not compressed again.
+     * `'transaction'`: the URL is a transaction-mode pooler (PgBouncer): no startup parameters, no
+     * session state (search path and timeout set per transaction), no named prepared statements.
      */
-    encoded(encoding: 'br' | 'gzip' | 'deflate'): Uint8Array;
+    pooler?: 'transaction';
+    /**
+     * Streaming replicas of this database (`postgres://` URLs, opened with the same settings):
+     * anonymous reads go to one that has replayed what the caller wrote or was answered
+     * (`Cal-Read-After`), else to the primary (docs/production.md "Read replicas").
+     */
+    replicas?: string[];
+    /** A replica further behind the primary than this is skipped until it catches up (default 10,000 ms). */
+    replicaMaxLagMs?: number;
 }
+/**
+ * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with
+ * their session settings as they were (search path and statement timeout are set per transaction
+ * only). README "Embedding".
+ */
+ | {
+    pool: HostPool;
+    /** Limit of each of the calendar's statements on the host's connections (default 30 s); the host's own keep theirs. */
+    statementTimeoutMs?: number;
+    /** As for `url` (default true): hot statements are prepared on the host's connections under names starting `cal_`. */
+    preparedStatements?: boolean;
+}
+/** Embedded PGlite persisted in a directory (guarded against a second process). */
+ | {
+    dataDir: string;
+}
+/** Embedded PGlite in memory (lost on close). */
+ | {
+    memory: true;
+}
+/** A PGlite instance owned by the caller (not closed by the calendar). */
+ | {
+    pglite: PGliteInstance;
+};
 
 /**
  * How many wrong guesses one key may make per window: a wrong event password per (event, client)
@@ -140,8 +147,158 @@ interface CorsOptions {
     maxAgeSeconds?: number;
 }
 
+/** Bounds of the hot-read cache (`responseCache` option of `createCalendar`). */
+interface ResponseCacheOptions {
+    /** Approximate memory for kept answers: characters of body and headers, plus a fixed cost per entry. */
+    maxBytes: number;
+    /** Most answers kept. */
+    maxEntries: number;
+}
+/** Bounds of iCalendar feeds (`feeds` option of `createCalendar`). */
+interface FeedOptions {
+    /** Feeds built at the same time; a build that finds none free waits in the queue. */
+    concurrency: number;
+    /** Builds that may wait for a free slot; one more is answered 503 at once. */
+    queue: number;
+    /** How long a build waits in the queue before it is answered 503. */
+    queueWaitMs: number;
+    /** Most events one feed holds (the first ones in list order). */
+    maxEvents: number;
+    /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
+    cacheBytes: number;
+    /** Worker threads that build feeds' text off the event loop; 0 builds it on the event loop, in slices. */
+    workers: number;
+}
+
 /** Who keeps unfiltered HTML: editors and up (WordPress single site), or nobody. */
 type UnfilteredHtml = 'editors' | 'nobody';
+/**
+ * What an `authenticate` hook sees of a request: these fields of `CalendarRequest`, under the same
+ * names (`native` is the adapter's own request object).
+ */
+interface AuthenticateRequest {
+    method: string;
+    /** Path below the mount point, starting with `/cal/events/v1`. */
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    native?: unknown;
+}
+/**
+ * Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request.
+ * `native` is the adapter's own request (Express: `req`, so `req.session` or `req.user` of the host).
+ */
+type Authenticate = (request: AuthenticateRequest) => Principal | null | undefined | Promise<Principal | null | undefined>;
+/** Options of `createCalendar()`. */
+interface CalendarOptions {
+    /** `A` (base, default) or `B` (multilingual). */
+    variant?: 'A' | 'B';
+    /** Languages of variant B, default language first. Default `['en', 'es']`. */
+    languages?: string[];
+    /** Site time zone (IANA name or `UTC±h`). Default `UTC`. */
+    siteTimezone?: string;
+    /** Public site URL used for `url`, `global_id` and term archive links. Default: the request's origin. */
+    publicBaseUrl?: string;
+    /** Database. Default: embedded PGlite in memory (with `@electric-sql/pglite` installed). */
+    database?: DatabaseOptions;
+    /**
+     * PostgreSQL schema for the calendar's tables, functions and migration records, created by the
+     * migrations; nothing else in the database is touched. Default `cal_events`.
+     */
+    schema?: string;
+    /** Run pending migrations on start. Default `true`. */
+    migrate?: boolean;
+    /** Replaces the default bearer-token authenticator. */
+    authenticate?: Authenticate;
+    /** How list date bounds compare (CONTRACT O-11). Default `event-local`. */
+    dateFilterMode?: 'event-local' | 'utc';
+    /** Largest request body in bytes. Default 1 MB. */
+    maxBodyBytes?: number;
+    /** Called with every unexpected error (the response says only "Internal server error."). */
+    onError?: (err: unknown) => void;
+    /** Called after every SQL statement with its parameters (statement counting, tracing, replaying). */
+    onQuery?: (sql: string, durationMs: number, parameters: readonly unknown[]) => void;
+    /**
+     * Wrong password guesses one client may make on one event per window before getting 429
+     * (variant B). Default 10 per 60 s, remembering at most 10,000 (event, client) pairs.
+     */
+    passwordGuesses?: {
+        attempts?: number;
+        windowMs?: number;
+        maxKeys?: number;
+    };
+    /**
+     * Failed logins (a well-formed Bearer token or Basic `login:token` that is wrong, unknown,
+     * revoked or expired) one client may make per window before every request with credentials
+     * gets 429 until the window ends. Default 10 per 60 s, remembering at most 10,000 clients. Not
+     * used with an `authenticate` hook (the host checks its own credentials), nor for requests that
+     * name no `client` (one count shared by all would lock everybody out).
+     */
+    loginGuesses?: {
+        attempts?: number;
+        windowMs?: number;
+        maxKeys?: number;
+    };
+    /**
+     * Who keeps unfiltered HTML in descriptions, excerpts, titles and names: `'editors'` (editors and
+     * administrators, as WordPress on a single site; default) or `'nobody'`. Everybody else's HTML is
+     * reduced to the documented allow-list on write.
+     */
+    unfilteredHtml?: UnfilteredHtml;
+    /** Clock, for tests. Default `() => new Date()`. */
+    now?: () => Date;
+    /** Cross-origin access for browser clients on other sites. Default: off (no CORS headers). */
+    cors?: CorsOptions;
+    /**
+     * Also serve the API under the reference plugin's path `/wp-json/tribe/events/v1`, with its
+     * header names (`X-TEC-Total`) and `rest_url`s into that path. Default `false`.
+     */
+    wpCompat?: boolean;
+    /**
+     * The hot-read cache: anonymous GET/HEAD answers kept in memory and served again while the change
+     * log shows no write since they were read (one small statement per request instead of the
+     * read; docs/response-cache.md). `false` turns it off. Default on, 32 MB and 10,000 answers.
+     */
+    responseCache?: Partial<ResponseCacheOptions> | false;
+    /**
+     * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
+     * (`concurrency`, default 1), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
+     * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
+     * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none), worker
+     * threads that build the text off the event loop (`workers`, 1; 0 builds it on the loop in slices).
+     */
+    feeds?: Partial<FeedOptions>;
+}
+/** Options after validation and defaults; never mutated. */
+interface ResolvedOptions {
+    readonly variant: VariantConfig;
+    /** Languages of variant B (default first); empty in variant A. */
+    readonly languages: readonly string[];
+    readonly siteTimezone: string;
+    readonly publicBaseUrl: string | undefined;
+    readonly dateFilterMode: 'event-local' | 'utc';
+    readonly maxBodyBytes: number;
+    readonly migrate: boolean;
+    readonly unfilteredHtml: UnfilteredHtml;
+    readonly passwordGuesses: GuessLimit;
+    readonly loginGuesses: GuessLimit;
+    readonly schema: string;
+    readonly database: DatabaseOptions;
+    readonly authenticate: Authenticate | undefined;
+    readonly onError: ((err: unknown) => void) | undefined;
+    readonly onQuery: ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined;
+    readonly now: () => Date;
+    readonly cors: CorsOptions | undefined;
+    readonly wpCompat: boolean;
+    /** The hot-read cache's bounds, or `false` when it is off. */
+    readonly responseCache: ResponseCacheOptions | false;
+    /** Bounds of iCalendar feeds. */
+    readonly feeds: FeedOptions;
+    /**
+     * A calendar of a set (`createCalendars`): without a `publicBaseUrl`, its site links (`url`,
+     * `global_id`, term links) sit under the mount too, so two calendars' links never meet.
+     */
+    readonly siteUnderMount?: boolean;
+}
 
 /**
  * This file was generated by kysely-codegen.
@@ -149,7 +306,7 @@ type UnfilteredHtml = 'editors' | 'nobody';
  */
 
 type Generated<T> = T extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : ColumnType<T, T | undefined, T>;
-type Json$1 = JsonValue;
+type Json = JsonValue;
 type JsonArray = JsonValue[];
 type JsonObject = {
     [x: string]: JsonValue | undefined;
@@ -188,7 +345,7 @@ interface CalFeedKeys {
     user_id: number;
 }
 interface CalIdempotencyKeys {
-    body: Json$1 | null;
+    body: Json | null;
     created_utc: Generated<string>;
     fingerprint: string;
     key: string;
@@ -369,6 +526,63 @@ interface DB {
     venues: Venues;
 }
 
+/** Counts of the router, for tests, metrics and the bench. */
+interface ReadStats {
+    readonly replicaReads: number;
+    readonly primaryReads: number;
+    readonly fallbacks: number;
+    /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
+    readonly replicas: readonly {
+        up: boolean;
+        replayed: string | undefined;
+        lagMs: number | undefined;
+    }[];
+}
+
+/** The event loop's delay over the last 10 to 20 seconds, in milliseconds. */
+interface EventLoopDelay {
+    /** How many seconds the figures cover (the window so far plus the one before it). */
+    readonly windowSeconds: number;
+    /** The longest the loop was late to run a timer in that time. */
+    readonly maxDelayMs: number;
+    /** The 99th percentile of its delays (of each of the two windows, the larger). */
+    readonly p99DelayMs: number;
+    readonly meanDelayMs: number;
+}
+/** The event loop's delay over the last 10 to 20 seconds (the monitor starts on the first call if need be). */
+declare function eventLoopDelay(): EventLoopDelay;
+
+/** What `calendar.health()` tells a readiness probe. */
+interface HealthReport {
+    /** The database answers and every migration of this version is applied. */
+    readonly ready: boolean;
+    readonly database: 'up' | 'down';
+    /** Migrations of this version not applied yet (empty when the database is down: unknown). */
+    readonly pendingMigrations: readonly string[];
+    /** Connections of the PostgreSQL pool (absent for PGlite). */
+    readonly pool?: PoolStats;
+    /** How late the process's event loop has been over the last 10 to 20 seconds (`shared/loop-delay.ts`). */
+    readonly eventLoop: EventLoopDelay;
+    /** With read replicas: reads served by replicas and by the primary, and each replica's state. */
+    readonly reads?: ReadStats;
+    /** Why the database counts as down. */
+    readonly error?: string;
+}
+/** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */
+interface PoolStats {
+    readonly total: number;
+    readonly idle: number;
+    readonly waiting: number;
+}
+
+/** What one migration run did. */
+interface MigrationReport {
+    /** Migrations applied by this run, in order. */
+    readonly applied: readonly string[];
+    /** True when this run moved an earlier version's tables from `public` into the schema. */
+    readonly adopted: boolean;
+}
+
 /** How the root descriptor describes an argument. */
 interface ArgDoc {
     type?: string | string[];
@@ -398,21 +612,30 @@ interface ArgSpec<T = unknown, I = unknown> {
     readonly openapi?: Record<string, unknown>;
     /** Another parameter this one must come with (a coordinate pair); the document states it. */
     readonly with?: string;
+    /** What a sent value means to the request pipeline beyond the operation (api/policy.ts). */
+    readonly policy?: ArgPolicy;
+}
+/**
+ * A parameter's policy, declared with it so that the steps that care read it instead of lists of
+ * names (docs/ARCHITECTURE.md "Request pipeline").
+ */
+interface ArgPolicy {
+    /**
+     * The hot-read cache (docs/response-cache.md): `uncached`, a request that sends it is never kept
+     * (a counted password guess; a sync walk, whose answer depends on how far the change log was
+     * pruned); `second`, its value may be relative to now or bound the answer to the second, so an
+     * answer that read the clock holds within its second only (else within its minute).
+     */
+    readonly cache?: 'uncached' | 'second';
+    /**
+     * Sync walks (docs/sync.md): `walk`, one of the walk's own parameters (`sync`, `sync_token`,
+     * `sync_page`); `paging`, the list's paging, which a walk replaces with its cursor (neither is a
+     * filter a token is bound to); `refused`, a filter a walk cannot follow exactly (a date window
+     * moves with the clock, which no write records; a filter over another collection's links).
+     */
+    readonly sync?: 'walk' | 'paging' | 'refused';
 }
 
-/** Declared parameters of an endpoint, by name. */
-type ArgsRecord = Record<string, ArgSpec<any>>;
-/**
- * What a script caller may pass for declared parameters: each one's wire input, all optional (the
- * operation checks required ones). A name that is not declared does not compile.
- */
-type ArgInput<A extends ArgsRecord> = {
-    [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<any, infer I> ? I | null : never;
-};
-/** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
-type ParsedArgs<A extends ArgsRecord> = {
-    [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never;
-};
 /** What a handler returns: the body, and a status/headers when they are not 200/none. */
 interface OperationResult<R = unknown> {
     status?: number;
@@ -420,26 +643,14 @@ interface OperationResult<R = unknown> {
     body: R;
     /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
     stream?: TextStream;
+    /**
+     * A write that read its item back: what the item's by-id GET by the same caller answers now
+     * (`null`: an error), so the new `ETag` costs no second read (http/preconditions.ts).
+     */
+    read?: OperationResult | null;
 }
 /** Text produced piece by piece, so that a large document never sits in memory whole. */
 type TextStream = AsyncIterable<string> | Iterable<string>;
-/**
- * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,
- * CONTRACT 2.2) database-backed parameter rules, the permission check, and the handler.
- */
-interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
-    readonly args: A;
-    /**
-     * Names the operation reads from `ctx.raw` without declaring them (a tag's `parent`, refused by
-     * its own rule); the script API accepts them beside the declared ones.
-     */
-    readonly readsRaw?: readonly string[];
-    /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
-    prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>;
-    /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */
-    authorize?(input: P, ctx: CallContext): void | Promise<void>;
-    run(input: P, ctx: CallContext): Promise<OperationResult<R>>;
-}
 
 /** A request's fingerprint: the one stored with a new key, and whether a stored one is the same request. */
 interface Fingerprint {
@@ -481,16 +692,34 @@ interface CallContext {
     readonly client: string;
     /** Active language in variant B; `''` in variant A. */
     readonly language: string;
-    readonly now: Date;
+    /**
+     * The call's moment. Read it through `clock.now()` only: the hot-read cache keeps an answer that
+     * read it for one clock slot only (docs/response-cache.md), and the clock records every read
+     * whichever copy of the context made it.
+     */
+    readonly clock: RequestClock;
     readonly urls: Urls;
     readonly options: ResolvedOptions;
     readonly db: Kysely<DB>;
+    /** When `db` is a read replica: its replay position known when it was chosen (`db/replicas.ts`). */
+    readonly readPosition?: bigint;
     /** Raw parameters exactly as the client sent them, by source (`rest_url` echoes, renames). */
     readonly raw: RawParams;
     /** A create's `Idempotency-Key`, claimed by its write transaction (`api/write.ts`). */
     readonly idempotency?: IdempotencyClaim;
     /** A GET's validators (`If-None-Match`, `If-Modified-Since`), for operations that answer 304 themselves (feeds). */
     readonly conditional?: Conditional;
+}
+/**
+ * The moment of one call, and whether anything in the call asked for it. It is an object of its
+ * own, shared by every copy of the context (a spread copies the reference), so an answer that
+ * depends on the time is known as such however the context was passed on.
+ */
+interface RequestClock {
+    /** The call's moment (the same for the whole call); records that the answer may depend on it. */
+    now(): Date;
+    /** Whether `now()` was called so far. */
+    readonly read: boolean;
 }
 /** The request's conditional headers, as sent. */
 interface Conditional {
@@ -508,244 +737,66 @@ declare const NAMESPACE = "cal/events/v1";
 /** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
 declare const WP_NAMESPACE = "wp-json/tribe/events/v1";
 
-/** Bounds of the hot-read cache (`responseCache` option of `createCalendar`). */
-interface ResponseCacheOptions {
-    /** Approximate memory for kept answers: characters of body and headers, plus a fixed cost per entry. */
-    maxBytes: number;
-    /** Most answers kept. */
-    maxEntries: number;
+/** An operation's own policies, beside its parameters'. */
+interface OperationPolicy {
+    /**
+     * `never`: the hot-read cache never keeps its answers: they read no data (the root descriptor,
+     * `/doc`), are streamed text (feeds) or depend on more than the data (sync walks: how far the
+     * change log was pruned). Otherwise an anonymous GET answered 200 with JSON may be kept.
+     */
+    readonly cache?: 'never';
+    /** A create: an `Idempotency-Key` (or the script API's `idempotencyKey`) makes a retry return the first answer. */
+    readonly idempotent?: boolean;
+    /**
+     * Read replicas (`db/replicas.ts`): `primary`, its anonymous reads stay on the primary like every
+     * write (sync walks on their own path; the root descriptor and `/doc`, which read no data).
+     */
+    readonly replica?: 'primary';
 }
 
-/** Bounds of iCalendar feeds (`feeds` option of `createCalendar`). */
-interface FeedOptions {
-    /** Feeds built at the same time; a build that finds none free waits in the queue. */
-    concurrency: number;
-    /** Builds that may wait for a free slot; one more is answered 503 at once. */
-    queue: number;
-    /** How long a build waits in the queue before it is answered 503. */
-    queueWaitMs: number;
-    /** Most events one feed holds (the first ones in list order). */
-    maxEvents: number;
-    /** Memory for kept feeds, in characters of text (a feed of 25,000 events is about 20 MB); 0 keeps none. */
-    cacheBytes: number;
-    /** Worker threads that build feeds' text off the event loop; 0 builds it on the event loop, in slices. */
-    workers: number;
-}
-
+/** Declared parameters of an endpoint, by name. */
+type ArgsRecord = Record<string, ArgSpec>;
 /**
- * A PGlite instance (`new PGlite()` / `PGlite.create()` of `@electric-sql/pglite`), described by
- * shape: these declarations never load PGlite's own, so an app on PostgreSQL needs no PGlite (nor
- * its types) installed.
+ * What a script caller may pass for declared parameters: each one's wire input, all optional (the
+ * operation checks required ones). A name that is not declared does not compile.
  */
-interface PGliteInstance {
-    readonly waitReady: Promise<void>;
-    query(query: string, params?: unknown[]): Promise<{
-        rows: unknown[];
-    }>;
-    exec(query: string): Promise<{
-        rows: unknown[];
-    }[]>;
-    close(): Promise<void>;
-}
-/**
- * Where the calendar keeps its data. The embedded choices (`dataDir`, `memory`, `pglite`) need the
- * optional peer dependency `@electric-sql/pglite` installed.
- */
-type DatabaseOptions = 
-/** A PostgreSQL server (`postgres://user@host:5432/db`). */
-{
-    url: string;
-    poolSize?: number;
-    connectionTimeoutMs?: number;
-    statementTimeoutMs?: number;
-    /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
-    preparedStatements?: boolean;
-    /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
-    startupWaitMs?: number;
-}
-/**
- * The host's own `pg.Pool`: never closed by the calendar, and its connections handed back with
- * their session settings as they were (search path and statement timeout are set per transaction
- * only). README "Embedding".
- */
- | {
-    pool: HostPool;
-    /** Limit of each of the calendar's statements on the host's connections (default 30 s); the host's own keep theirs. */
-    statementTimeoutMs?: number;
-    /** As for `url` (default true): hot statements are prepared on the host's connections under names starting `cal_`. */
-    preparedStatements?: boolean;
-}
-/** Embedded PGlite persisted in a directory (guarded against a second process). */
- | {
-    dataDir: string;
-}
-/** Embedded PGlite in memory (lost on close). */
- | {
-    memory: true;
-}
-/** A PGlite instance owned by the caller (not closed by the calendar). */
- | {
-    pglite: PGliteInstance;
+type ArgInput<A extends ArgsRecord> = {
+    [K in keyof A]?: NonNullable<A[K]> extends ArgSpec<unknown, infer I> ? I | null : never;
+};
+/** Parsed values of declared parameters; absent ones are `undefined` (or `null` when nullable). */
+type ParsedArgs<A extends ArgsRecord> = {
+    [K in keyof A]-?: NonNullable<A[K]> extends ArgSpec<infer T> ? T | undefined : never;
 };
 /**
- * Hook that turns a request into a principal; `null` = anonymous. Throwing rejects the request.
- * `native` is the adapter's own request (Express: `req`, so `req.session` or `req.user` of the host).
+ * One endpoint's behaviour, free of HTTP: declared parameters, then (in the contract's order,
+ * CONTRACT 2.2) database-backed parameter rules, the permission check, and the handler.
  */
-type Authenticate = (request: Pick<CalendarRequest, 'headers' | 'method' | 'path' | 'native'>) => Principal | null | undefined | Promise<Principal | null | undefined>;
-/** Options of `createCalendar()`. */
-interface CalendarOptions {
-    /** `A` (base, default) or `B` (multilingual). */
-    variant?: 'A' | 'B';
-    /** Languages of variant B, default language first. Default `['en', 'es']`. */
-    languages?: string[];
-    /** Site time zone (IANA name or `UTC±h`). Default `UTC`. */
-    siteTimezone?: string;
-    /** Public site URL used for `url`, `global_id` and term archive links. Default: the request's origin. */
-    publicBaseUrl?: string;
-    /** Database. Default: embedded PGlite in memory (with `@electric-sql/pglite` installed). */
-    database?: DatabaseOptions;
+interface Operation<A extends ArgsRecord = ArgsRecord, P = ParsedArgs<A>, R = unknown> {
+    readonly args: A;
     /**
-     * PostgreSQL schema for the calendar's tables, functions and migration records, created by the
-     * migrations; nothing else in the database is touched. Default `cal_events`.
+     * Names the operation reads from `ctx.raw` without declaring them (a tag's `parent`, refused by
+     * its own rule); the script API accepts them beside the declared ones.
      */
-    schema?: string;
-    /** Run pending migrations on start. Default `true`. */
-    migrate?: boolean;
-    /** Replaces the default bearer-token authenticator. */
-    authenticate?: Authenticate;
-    /** How list date bounds compare (CONTRACT O-11). Default `event-local`. */
-    dateFilterMode?: 'event-local' | 'utc';
-    /** Largest request body in bytes. Default 1 MB. */
-    maxBodyBytes?: number;
-    /** Called with every unexpected error (the response says only "Internal server error."). */
-    onError?: (err: unknown) => void;
-    /** Called after every SQL statement with its parameters (statement counting, tracing, replaying). */
-    onQuery?: (sql: string, durationMs: number, parameters: readonly unknown[]) => void;
-    /**
-     * Wrong password guesses one client may make on one event per window before getting 429
-     * (variant B). Default 10 per 60 s, remembering at most 10,000 (event, client) pairs.
-     */
-    passwordGuesses?: {
-        attempts?: number;
-        windowMs?: number;
-        maxKeys?: number;
-    };
-    /**
-     * Failed logins (a well-formed Bearer token or Basic `login:token` that is wrong, unknown,
-     * revoked or expired) one client may make per window before every request with credentials
-     * gets 429 until the window ends. Default 10 per 60 s, remembering at most 10,000 clients. Not
-     * used with an `authenticate` hook (the host checks its own credentials), nor for requests that
-     * name no `client` (one count shared by all would lock everybody out).
-     */
-    loginGuesses?: {
-        attempts?: number;
-        windowMs?: number;
-        maxKeys?: number;
-    };
-    /**
-     * Who keeps unfiltered HTML in descriptions, excerpts, titles and names: `'editors'` (editors and
-     * administrators, as WordPress on a single site; default) or `'nobody'`. Everybody else's HTML is
-     * reduced to the documented allow-list on write.
-     */
-    unfilteredHtml?: UnfilteredHtml;
-    /** Clock, for tests. Default `() => new Date()`. */
-    now?: () => Date;
-    /** Cross-origin access for browser clients on other sites. Default: off (no CORS headers). */
-    cors?: CorsOptions;
-    /**
-     * Also serve the API under the reference plugin's path `/wp-json/tribe/events/v1`, with its
-     * header names (`X-TEC-Total`) and `rest_url`s into that path. Default `false`.
-     */
-    wpCompat?: boolean;
-    /**
-     * The hot-read cache: anonymous GET/HEAD answers kept in memory and served again while the change
-     * log shows no write since they were read (one small statement per request instead of the
-     * read; docs/response-cache.md). `false` turns it off. Default on, 32 MB and 10,000 answers.
-     */
-    responseCache?: Partial<ResponseCacheOptions> | false;
-    /**
-     * Bounds of iCalendar feeds (docs/ical.md "Bounds and the shared answer"): builds at once
-     * (`concurrency`, default 1), builds waiting for one (`queue`, 4, each at most `queueWaitMs`,
-     * 5000; beyond, `503 rest_feed_busy` with `Retry-After`), events per feed (`maxEvents`, 25,000)
-     * and memory for kept feeds shared by every poll (`cacheBytes`, 64 MB; 0 keeps none), worker
-     * threads that build the text off the event loop (`workers`, 1; 0 builds it on the loop in slices).
-     */
-    feeds?: Partial<FeedOptions>;
+    readonly readsRaw?: readonly string[];
+    /** What the request pipeline does for it beyond running it: caching, idempotency (api/policy.ts). */
+    readonly policy?: OperationPolicy;
+    /** Parameter rules that need the database (unknown ids are 400s); returns the prepared input. */
+    prepare?(input: ParsedArgs<A>, ctx: CallContext): Promise<P>;
+    /** Permission check; throws UNAUTHENTICATED/FORBIDDEN. */
+    authorize?(input: P, ctx: CallContext): void | Promise<void>;
+    run(input: P, ctx: CallContext): Promise<OperationResult<R>>;
 }
-/** Options after validation and defaults; never mutated. */
-interface ResolvedOptions {
-    readonly variant: VariantConfig;
-    /** Languages of variant B (default first); empty in variant A. */
-    readonly languages: readonly string[];
-    readonly siteTimezone: string;
-    readonly publicBaseUrl: string | undefined;
-    readonly dateFilterMode: 'event-local' | 'utc';
-    readonly maxBodyBytes: number;
-    readonly migrate: boolean;
-    readonly unfilteredHtml: UnfilteredHtml;
-    readonly passwordGuesses: GuessLimit;
-    readonly loginGuesses: GuessLimit;
-    readonly schema: string;
-    readonly database: DatabaseOptions;
-    readonly authenticate: Authenticate | undefined;
-    readonly onError: ((err: unknown) => void) | undefined;
-    readonly onQuery: ((sql: string, durationMs: number, parameters: readonly unknown[]) => void) | undefined;
-    readonly now: () => Date;
-    readonly cors: CorsOptions | undefined;
-    readonly wpCompat: boolean;
-    /** The hot-read cache's bounds, or `false` when it is off. */
-    readonly responseCache: ResponseCacheOptions | false;
-    /** Bounds of iCalendar feeds. */
-    readonly feeds: FeedOptions;
-}
-
-/** What one migration run did. */
-interface MigrationReport {
-    /** Migrations applied by this run, in order. */
-    readonly applied: readonly string[];
-    /** True when this run moved an earlier version's tables from `public` into the schema. */
-    readonly adopted: boolean;
-}
-
-/** The event loop's delay over the last 10 to 20 seconds, in milliseconds. */
-interface EventLoopDelay {
-    /** How many seconds the figures cover (the window so far plus the one before it). */
-    readonly windowSeconds: number;
-    /** The longest the loop was late to run a timer in that time. */
-    readonly maxDelayMs: number;
-    /** The 99th percentile of its delays (of each of the two windows, the larger). */
-    readonly p99DelayMs: number;
-    readonly meanDelayMs: number;
-}
-/** The event loop's delay over the last 10 to 20 seconds (the monitor starts on the first call if need be). */
-declare function eventLoopDelay(): EventLoopDelay;
-
-/** What `calendar.health()` tells a readiness probe. */
-interface HealthReport {
-    /** The database answers and every migration of this version is applied. */
-    readonly ready: boolean;
-    readonly database: 'up' | 'down';
-    /** Migrations of this version not applied yet (empty when the database is down: unknown). */
-    readonly pendingMigrations: readonly string[];
-    /** Connections of the PostgreSQL pool (absent for PGlite). */
-    readonly pool?: PoolStats;
-    /** How late the process's event loop has been over the last 10 to 20 seconds (`shared/loop-delay.ts`). */
-    readonly eventLoop: EventLoopDelay;
-    /** Why the database counts as down. */
-    readonly error?: string;
-}
-/** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */
-interface PoolStats {
-    readonly total: number;
-    readonly idle: number;
-    readonly waiting: number;
-}
+/**
+ * Any operation, whatever its parameters, prepared input and result: `P` and `R` are only ever
+ * handed back to the operation's own methods, so this is what a route table or a wrapper holds.
+ */
+type AnyOperation = Operation<ArgsRecord, unknown, unknown>;
 
 /**
  * The one error type of the service. `code` is an internal, stable name; the wire code and
  * the HTTP status come from the single table in `http/error-response.ts`.
  */
-type CalendarErrorCode = 'NO_ROUTE' | 'INVALID_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'MISSING_PARAM' | 'INVALID_PARAM' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'INVALID_TOKEN' | 'INVALID_NAMESPACE' | 'EVENT_ARCHIVE_PAGE_NOT_FOUND' | 'VENUE_ARCHIVE_PAGE_NOT_FOUND' | 'ORGANIZER_ARCHIVE_PAGE_NOT_FOUND' | 'EVENT_NOT_FOUND' | 'EVENT_OCCURRENCE_NOT_FOUND' | 'INVALID_EVENT_ID' | 'EVENT_NO_LONGER_AVAILABLE' | 'EVENT_NOT_ACCESSIBLE' | 'EVENT_PASSWORD_PROTECTED' | 'EVENT_IN_TRASH' | 'VENUE_NOT_ACCESSIBLE' | 'ORGANIZER_NOT_ACCESSIBLE' | 'VENUE_IN_TRASH' | 'ORGANIZER_IN_TRASH' | 'COULD_NOT_CREATE_VENUE' | 'COULD_NOT_CREATE_ORGANIZER' | 'COULD_NOT_UPDATE_VENUE' | 'COULD_NOT_UPDATE_ORGANIZER' | 'INVALID_LINKED_POST_ID' | 'BAD_SEARCH_STRING' | 'TERM_EXISTS' | 'DUPLICATE_TERM_SLUG' | 'TAXONOMY_NOT_HIERARCHICAL' | 'TOO_MANY_REQUESTS' | 'INVALID_HOST' | 'IDEMPOTENCY_KEY_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS' | 'SYNC_TOKEN_INVALID' | 'SYNC_TOKEN_EXPIRED' | 'SYNC_TOKEN_MISMATCH' | 'INVALID_IF_MATCH' | 'PRECONDITION_FAILED' | 'DATABASE_UNAVAILABLE' | 'FEED_BUSY' | 'INTERNAL';
+type CalendarErrorCode = 'NO_ROUTE' | 'INVALID_JSON' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'MISSING_PARAM' | 'INVALID_PARAM' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'INVALID_TOKEN' | 'INVALID_NAMESPACE' | 'EVENT_ARCHIVE_PAGE_NOT_FOUND' | 'VENUE_ARCHIVE_PAGE_NOT_FOUND' | 'ORGANIZER_ARCHIVE_PAGE_NOT_FOUND' | 'EVENT_NOT_FOUND' | 'EVENT_OCCURRENCE_NOT_FOUND' | 'INVALID_EVENT_ID' | 'EVENT_NO_LONGER_AVAILABLE' | 'EVENT_NOT_ACCESSIBLE' | 'EVENT_PASSWORD_PROTECTED' | 'EVENT_IN_TRASH' | 'VENUE_NOT_ACCESSIBLE' | 'ORGANIZER_NOT_ACCESSIBLE' | 'VENUE_IN_TRASH' | 'ORGANIZER_IN_TRASH' | 'COULD_NOT_CREATE_VENUE' | 'COULD_NOT_CREATE_ORGANIZER' | 'COULD_NOT_UPDATE_VENUE' | 'COULD_NOT_UPDATE_ORGANIZER' | 'INVALID_LINKED_POST_ID' | 'BAD_SEARCH_STRING' | 'TERM_EXISTS' | 'DUPLICATE_TERM_SLUG' | 'TAXONOMY_NOT_HIERARCHICAL' | 'TOO_MANY_REQUESTS' | 'INVALID_HOST' | 'IDEMPOTENCY_KEY_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS' | 'SYNC_TOKEN_INVALID' | 'SYNC_TOKEN_EXPIRED' | 'SYNC_TOKEN_MISMATCH' | 'INVALID_IF_MATCH' | 'PRECONDITION_FAILED' | 'DATABASE_UNAVAILABLE' | 'FEED_BUSY' | 'CALENDAR_NOT_FOUND' | 'INVALID_CALENDAR_KEY' | 'INTERNAL';
 /** Extra members of the error body's `data` object, beside `status`. */
 type CalendarErrorData = Record<string, unknown>;
 /** An expected failure: it becomes a 4xx/5xx response in the contract's error shape. */
@@ -755,6 +806,34 @@ declare class CalendarError extends Error {
     constructor(code: CalendarErrorCode, message: string, data?: CalendarErrorData | undefined);
 }
 
+/** The item a conditional write names, locked: its id and, for posts, its modified time (UTC wall). */
+interface LockedItem {
+    id: number;
+    modifiedUtc?: string;
+    /** The path parameters of the read whose tag stands for the item; `{ id }` when absent. */
+    path?: Record<string, string>;
+}
+/**
+ * Finds the item a parsed update/delete input names (`id` or `slug`) and locks its row until the
+ * transaction ends; `undefined` when there is none (the operation then answers its own not-found).
+ */
+type ItemLock = (trx: Transaction<DB>, input: Record<string, unknown>, ctx: CallContext) => Promise<LockedItem | undefined>;
+/** What a create, update or delete route of an item needs for entity tags and preconditions. */
+interface ItemWrite {
+    readonly write: 'create' | 'update' | 'delete';
+    /** The by-id GET of the item: its answer to this caller is what a tag stands for. */
+    readonly read: AnyOperation;
+    /** Updates and deletes: how to find and lock the item before the preconditions are checked. */
+    readonly lock?: ItemLock;
+    /**
+     * The path parameters of the read an answer's new `ETag` is of (`{ id }` when absent): an
+     * occurrence is read at its series id and key.
+     */
+    readonly answerPath?: (body: Record<string, unknown>) => Record<string, string> | undefined;
+}
+
+/** HTTP methods the calendar serves. */
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** What the OpenAPI document says about one method of an endpoint. */
 interface EndpointDoc {
     operationId?: string;
@@ -781,43 +860,12 @@ interface EndpointDoc {
     /** Declared parameters the document describes on another path instead (the list's sync ones). */
     hiddenArgs?: readonly string[];
 }
-
-/** The item a conditional write names, locked: its id and, for posts, its modified time (UTC wall). */
-interface LockedItem {
-    id: number;
-    modifiedUtc?: string;
-    /** The path parameters of the read whose tag stands for the item; `{ id }` when absent. */
-    path?: Record<string, string>;
-}
-/**
- * Finds the item a parsed update/delete input names (`id` or `slug`) and locks its row until the
- * transaction ends; `undefined` when there is none (the operation then answers its own not-found).
- */
-type ItemLock = (trx: Transaction<DB>, input: Record<string, unknown>, ctx: CallContext) => Promise<LockedItem | undefined>;
-/** What a create, update or delete route of an item needs for entity tags and preconditions. */
-interface ItemWrite {
-    readonly write: 'create' | 'update' | 'delete';
-    /** The by-id GET of the item: its answer to this caller is what a tag stands for. */
-    readonly read: Operation<any, any, any>;
-    /** Updates and deletes: how to find and lock the item before the preconditions are checked. */
-    readonly lock?: ItemLock;
-    /**
-     * The path parameters of the read an answer's new `ETag` is of (`{ id }` when absent): an
-     * occurrence is read at its series id and key.
-     */
-    readonly answerPath?: (body: Record<string, unknown>) => Record<string, string> | undefined;
-}
-
-/** HTTP methods the calendar serves. */
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** One handler of a route: the methods it answers and what it does. */
 interface Endpoint {
     readonly methods: readonly HttpMethod[];
-    readonly operation: Operation<any, any, any>;
+    readonly operation: AnyOperation;
     /** What the OpenAPI document says about it, beyond what the built-in resources derive. */
     readonly doc?: EndpointDoc;
-    /** A create: answers to an `Idempotency-Key` are kept and replayed (http/idempotency.ts). */
-    readonly idempotent?: boolean;
     /** A create, update or delete of one item: `ETag` on its answer, `If-Match` honoured (http/preconditions.ts). */
     readonly item?: ItemWrite;
     /**
@@ -825,8 +873,6 @@ interface Endpoint {
      * Every other endpoint refuses a feed key with the unknown token's 401.
      */
     readonly feedKey?: boolean;
-    /** A sync walk (`…/sync`): its answers depend on the moment asked and are never kept. */
-    readonly sync?: boolean;
 }
 /** One route of the table, in registration order (the root descriptor lists them so). */
 interface RouteDef {
@@ -871,6 +917,109 @@ interface TokenInput {
     login?: string;
     /** When the token stops working: an ISO 8601 date-time with `Z` or an offset, or a Date; default never. */
     expires?: string | Date;
+}
+
+/** What an import did so far. */
+interface ImportProgress {
+    /** Items read. */
+    done: number;
+    created: number;
+    updated: number;
+    /** Found by origin id and left as they were (`existing: 'skip'`, or the function said so). */
+    unchanged: number;
+    /** Found by origin id in the trash: left there, never recreated. */
+    skipped: number;
+    failed: number;
+}
+/** One item the calendar refused. */
+interface ImportItemError {
+    /** Its position in the items (0-based). */
+    index: number;
+    origin_uid: string | undefined;
+    error: Error;
+}
+/** What an import did, with the items refused. */
+interface ImportSummary extends ImportProgress {
+    errors: ImportItemError[];
+}
+/** What to do with an item whose origin id an event already has (not trashed). */
+type ExistingPolicy = 'update' | 'skip' | ((current: Record<string, unknown>, item: Record<string, unknown>) => 'update' | 'skip');
+/** Options of `calendar.events.import()` besides the call's own. */
+interface ImportBatchOptions {
+    /** Items per transaction. Default 500. */
+    batchSize?: number;
+    /** An item whose `origin_uid` an event has: updated (default), skipped, or as the function decides given the event as stored. */
+    existing?: ExistingPolicy;
+    /** Called after each batch. */
+    onProgress?: (progress: ImportProgress) => void;
+}
+
+/** One operation of the document: the fields every one has, the others as written. */
+interface OpenApiOperation {
+    operationId: string;
+    summary: string;
+    tags: string[];
+    responses: Record<string, unknown>;
+    [field: string]: unknown;
+}
+/**
+ * The OpenAPI 3.1 document as JSON: the top-level fields this calendar writes, each part typed as
+ * far as this code states it (an OpenAPI tool reads the rest).
+ */
+interface OpenApiDocument {
+    openapi: string;
+    info: Record<string, unknown>;
+    servers: {
+        url: string;
+        description: string;
+    }[];
+    tags: Record<string, unknown>[];
+    /** By path, then by lower-case method: the operation objects. */
+    paths: Record<string, Record<string, OpenApiOperation>>;
+    components: {
+        schemas: Record<string, Record<string, unknown>>;
+        securitySchemes: Record<string, unknown>;
+    };
+}
+
+/** One declared parameter as the root descriptor lists it. */
+interface DescribedArg {
+    default?: unknown;
+    type?: string | string[];
+    format?: string;
+    enum?: readonly (string | number)[];
+    items?: {
+        type: string | string[];
+        enum?: readonly string[];
+    };
+    description?: string;
+    required: boolean;
+}
+/** One route of the root descriptor: its methods and, per endpoint, the declared parameters. */
+interface DescribedRoute {
+    namespace: string;
+    methods: string[];
+    /** `args` is `[]` when an endpoint declares none (the reference's PHP serialisation). */
+    endpoints: {
+        methods: string[];
+        args: Record<string, DescribedArg> | [];
+    }[];
+    /** Routes without path parameters link to themselves. */
+    _links?: {
+        self: {
+            href: string;
+        }[];
+    };
+}
+/** The root descriptor (`GET /cal/events/v1`, CONTRACT 14.1). */
+interface RootDescriptor {
+    namespace: string;
+    routes: Record<string, DescribedRoute>;
+    _links: {
+        up: {
+            href: string;
+        }[];
+    };
 }
 
 /** Category or tag as its own routes return it (CONTRACT 4.6). */
@@ -1681,6 +1830,7 @@ declare function commonListArgs(variant: VariantConfig): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
     geoloc_lat: ArgSpec<number, string | number>;
@@ -1725,6 +1875,7 @@ declare function eventWriteArgs(forCreate: boolean): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
     show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
@@ -1836,6 +1987,7 @@ declare function overrideArgs(): Pick<{
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
     show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
@@ -1853,10 +2005,8 @@ declare function overrideArgs(): Pick<{
 declare function followingArgs(): {
     recurrence: ArgSpec<string[], string[]>;
     title: ArgSpec<string, string>;
-    description: ArgSpec<string, string>;
-    start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
     excerpt: ArgSpec<string, string>;
+    description: ArgSpec<string, string>;
     show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
     show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
     timezone: ArgSpec<string, string>;
@@ -1870,6 +2020,7 @@ declare function followingArgs(): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     venue: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
     organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
@@ -1877,6 +2028,8 @@ declare function followingArgs(): {
     featured: ArgSpec<boolean, string | boolean | 0 | 1>;
     categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
     tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
+    start_date: ArgSpec<string | number, string | number>;
+    end_date: ArgSpec<string | number, string | number>;
     cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
 };
 
@@ -1904,6 +2057,7 @@ declare function feedArgs(variant: VariantConfig): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     geoloc: ArgSpec<boolean, string | boolean | 0 | 1>;
     geoloc_lat: ArgSpec<number, string | number>;
@@ -1950,6 +2104,7 @@ declare function linkedListArgs(kind: LinkedKind, variant: VariantConfig): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
     event: ArgSpec<number, string | number>;
     has_events: ArgSpec<boolean, unknown>;
@@ -1964,6 +2119,7 @@ declare function linkedListArgs(kind: LinkedKind, variant: VariantConfig): {
         reason?: string;
         openapi?: Record<string, unknown>;
         with?: string;
+        policy?: ArgPolicy;
     };
 };
 
@@ -2019,7 +2175,7 @@ declare function termListArgs(taxonomy: Taxonomy, variant: VariantConfig): WithP
     exclude: ArgSpec<number[], string | number | (string | number)[]>;
     include: ArgSpec<number[], string | number | (string | number)[]>;
     order: ArgSpec<"asc" | "desc", unknown>;
-    orderby: ArgSpec<"id" | "description" | "name" | "slug" | "term_group" | "count" | "include" | "include_slugs", unknown>;
+    orderby: ArgSpec<"name" | "id" | "description" | "slug" | "count" | "term_group" | "include" | "include_slugs", unknown>;
     hide_empty: ArgSpec<boolean, string | boolean | 0 | 1>;
     post: ArgSpec<number, string | number>;
     event: ArgSpec<number, string | number>;
@@ -2087,8 +2243,6 @@ type TermInput = WithLanguage<ArgInput<ReturnType<typeof termWriteArgs>>>;
 
 type Query = Record<string, unknown>;
 type Body = Record<string, unknown>;
-/** A loosely typed JSON answer (the discovery documents). */
-type Json = Record<string, any>;
 /** The typed script API of one resource with by-id and by-slug routes. */
 interface PostResourceApi<T, L, Q = Query, I = Body> {
     list(query?: Q, options?: CallOptions): Promise<L>;
@@ -2112,6 +2266,13 @@ interface EventResourceApi extends PostResourceApi<EventResource, EventList, Eve
      * events count: importers use this to skip or update instead of creating duplicates.
      */
     getByOrigin(originUid: string, options?: CallOptions): Promise<EventResource | undefined>;
+    /**
+     * Writes many events (issue 33): each item an event input with its `origin_uid` (venues,
+     * organizers and terms inline or by reference), in batches of `batchSize` per transaction. An
+     * item whose origin id an event has updates it (or is skipped: `existing`); one in the trash is
+     * left there. An item the calendar refuses is reported in `errors` and the rest goes on.
+     */
+    import(items: Iterable<EventInput> | AsyncIterable<EventInput>, options?: ImportOptions): Promise<ImportSummary>;
     /**
      * Deletes one occurrence of a series (`DELETE /events/{id}/occurrences/{key}`): adds an EXDATE,
      * the series stays; answers the series.
@@ -2152,6 +2313,9 @@ interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
     update(id: number, input: I, options?: CallOptions): Promise<T>;
     delete(id: number, options?: CallOptions): Promise<T>;
 }
+/** Options of `calendar.events.import()`: the call's (`as`, `language`) and the batches'. */
+interface ImportOptions extends CallOptions, ImportBatchOptions {
+}
 /** The typed script services of a calendar (and of `withTransaction`'s callback). */
 interface CalendarScripts {
     readonly events: EventResourceApi;
@@ -2161,8 +2325,8 @@ interface CalendarScripts {
     readonly tags: TermResourceApi<TermResource, TagList>;
     /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */
     readonly discovery: {
-        describe(options?: CallOptions): Promise<Json>;
-        openapi(options?: CallOptions): Promise<Json>;
+        describe(options?: CallOptions): Promise<RootDescriptor>;
+        openapi(options?: CallOptions): Promise<OpenApiDocument>;
     };
     /** API tokens of the default authenticator. */
     readonly tokens: {
@@ -2254,4 +2418,85 @@ declare function migrateCalendar(input?: CalendarOptions): Promise<MigrationRepo
  */
 declare function createCalendar(input?: CalendarOptions): Promise<Calendar>;
 
-export { type Authenticate, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CallOptions, type CategoryList, type CorsOptions, type CreateOptions, type DatabaseOptions, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, eventLoopDelay, migrateCalendar };
+/** A calendar key: lower-case letters, digits and inner hyphens, 1 to 50 characters (URL- and schema-safe). */
+declare const CALENDAR_KEY: RegExp;
+/** Options one calendar of a set may have of its own (kept in the registry, applied over the set's). */
+interface CalendarSettings {
+    variant?: 'A' | 'B';
+    languages?: string[];
+    siteTimezone?: string;
+    publicBaseUrl?: string;
+    dateFilterMode?: 'event-local' | 'utc';
+    unfilteredHtml?: 'editors' | 'nobody';
+}
+/** `calendars.create`'s options: the calendar's own settings, and optionally an existing schema to take in. */
+interface CreateCalendarOptions extends CalendarSettings {
+    /**
+     * The schema to keep the calendar in. Default `cal_c_<key>` (hyphens as underscores). An existing
+     * calendar's schema (`cal_events` of a single-calendar install) is taken in as it is, data kept.
+     */
+    schema?: string;
+}
+/** One calendar of the registry. */
+interface CalendarInfo {
+    readonly key: string;
+    readonly schema: string;
+    readonly settings: CalendarSettings;
+    /** ISO 8601 instant. */
+    readonly createdAt: string;
+}
+/** Options of `createCalendars`: every calendar option but `schema`, shared by all calendars, and the set's own. */
+interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'authenticate'> {
+    /**
+     * Replaces the default bearer-token authenticator, for every calendar; told which calendar the
+     * request is for, so one user may hold a different role in each.
+     */
+    authenticate?: (request: Parameters<Authenticate>[0], calendar: {
+        readonly key: string;
+    }) => ReturnType<Authenticate>;
+    /** Schema of the registry of keys. Default `cal_registry`. */
+    registrySchema?: string;
+    /**
+     * Calendars kept open at most (the most recently used); another one is opened again when asked
+     * for (about a millisecond and one statement). Default 1000.
+     */
+    maxOpen?: number;
+}
+/** Many calendars on one pool: `create`, `get`, `list`, `delete`, each answering the same `Calendar` as `createCalendar`. */
+interface Calendars {
+    /** The options shared by every calendar (each calendar's `options` adds its own settings). */
+    readonly options: ResolvedOptions;
+    /** Creates a calendar (its schema, migrated) and registers `key`; a key in use is an error. */
+    create(key: string, options?: CreateCalendarOptions): Promise<Calendar>;
+    /** The calendar of `key`, opened if it is not; `undefined` when no calendar has that key. A malformed key throws (`INVALID_CALENDAR_KEY`). */
+    get(key: string): Promise<Calendar | undefined>;
+    /** As `get`, but an unknown key throws `CALENDAR_NOT_FOUND` (404 over HTTP): for request resolvers. */
+    resolve(key: string): Promise<Calendar>;
+    /** Every registered calendar, by key. */
+    list(): Promise<CalendarInfo[]>;
+    /** Drops the calendar of `key` and all its data; false when there was none. */
+    delete(key: string): Promise<boolean>;
+    /** Calendars open right now (in memory). */
+    openCount(): number;
+    /** Connections of the shared PostgreSQL pool (`undefined` for PGlite). */
+    poolStats(): PoolStats | undefined;
+    /**
+     * Readiness: whether the shared database answers (the registry is read within `timeoutMs`,
+     * default 2 s), plus pool usage. Each calendar checks its own migrations when it opens. Never throws.
+     */
+    health(timeoutMs?: number): Promise<HealthReport>;
+    /** Stops every calendar's background work and releases the shared database. */
+    close(): Promise<void>;
+}
+/**
+ * Opens the database once for many calendars (one pool, or one PGlite session) and its registry of
+ * keys. `database` and every other option apply to all calendars; `create` adds a calendar's own settings.
+ *
+ * @example
+ * const calendars = await createCalendars({ database: { url: process.env.DATABASE_URL! } })
+ * const chess = await calendars.create('chess-club', { siteTimezone: 'Europe/Paris' })
+ * const same = await calendars.get('chess-club')
+ */
+declare function createCalendars(input?: CalendarsOptions): Promise<Calendars>;
+
+export { type Authenticate, CALENDAR_KEY, CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, CalendarRequest, CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };

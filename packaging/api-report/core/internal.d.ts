@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { a as CalendarResponse } from './request-u-RgPeLM.js';
 
 /**
  * The parameters to send a list statement again with, after it answered `rows`: its answer's
@@ -41,9 +41,14 @@ declare function readRequestBody(chunks: AsyncIterable<Uint8Array>, headers: {
  * backends hand the code the same values: timestamps stay the text the database printed
  * (`YYYY-MM-DD HH:MM:SS`) instead of becoming Dates read in the process time zone.
  */
-declare const calendarTypes: pg.CustomTypesConfig;
+declare const calendarTypes: {
+    getTypeParser(oid: number, format?: "text" | "binary"): any;
+};
 
 /** URL slug: lower-case, accent-folded (Latin-style diacritics only), unicode letters/digits/underscore joined by single hyphens, max 180 chars. */
 declare function slugify(input: string): string;
 
-export { bodyReadError, calendarPrefixes, calendarTypes, followKnownTotal, readRequestBody, responseText, slugify };
+/** Converts anything thrown into a response in the contract's error shape; never echoes internals. */
+declare function toErrorResponse(err: unknown, onError?: (err: unknown) => void): CalendarResponse;
+
+export { bodyReadError, calendarPrefixes, calendarTypes, followKnownTotal, readRequestBody, responseText, slugify, toErrorResponse };

@@ -76,14 +76,23 @@ declare function expressRequest(request: {
     native?: unknown;
 }): Request | undefined;
 /**
+ * Picks the calendar of a request (a calendar set's `resolve(req.params.key)`, say): `undefined`
+ * answers 404 `rest_calendar_not_found`; a thrown `CalendarError` answers as itself (a malformed
+ * key 400). The router is created with `mergeParams`, so the mount's parameters are in `req.params`.
+ */
+type CalendarResolver = (req: Request) => Calendar | undefined | Promise<Calendar | undefined>;
+/**
  * An `express.Router` serving the calendar under `/cal/events/v1` (and `/wp-json/tribe/events/v1`
  * with the `wpCompat` option); mount it with `app.use(router)` or under a prefix (`app.use('/api', router)`).
+ * Given a resolver instead of a calendar, it serves many (docs/multi-calendar.md): each request
+ * goes to the calendar the resolver picks, and its links keep the mount (`/groups/chess/cal/events/v1/…`).
  *
  * @example
  * const calendar = await createCalendar({ database: { url: process.env.DATABASE_URL! } })
  * app.use('/api', createCalendarRouter(calendar))
+ * // Many calendars: app.use('/groups/:group', createCalendarRouter((req) => calendars.resolve(req.params.group!)))
  */
-declare function createCalendarRouter(calendar: Calendar, options?: CalendarRouterOptions): Router;
+declare function createCalendarRouter(calendar: Calendar | CalendarResolver, options?: CalendarRouterOptions): Router;
 /** Options of the health router. */
 interface HealthRouterOptions {
     /** How long `/readyz` waits for the database. Default 2000 ms. */
@@ -96,11 +105,12 @@ interface HealthRouterOptions {
  * requests (liveness, never touches the database), with the event loop's delay over the last 10 to
  * 20 seconds (`eventLoop`: `maxDelayMs`, `p99DelayMs`, `meanDelayMs`, `windowSeconds`); `GET /readyz` answers 200 when the database
  * answers and every migration is applied, else 503, with the calendar's health report as JSON.
+ * A calendar set (`createCalendars`) has a `health` too: the shared database answering.
  *
  * @example
  * app.use(createHealthRouter(calendar))
  */
-declare function createHealthRouter(calendar: Calendar, options?: HealthRouterOptions): Router;
+declare function createHealthRouter(calendar: Pick<Calendar, 'health'>, options?: HealthRouterOptions): Router;
 /**
  * A `clientError` listener for the Node HTTP server: requests Node rejects before Express sees them
  * (malformed request line, headers too large) are answered in the calendar's JSON error shape
@@ -114,4 +124,4 @@ declare function answerClientError(err: Error & {
     code?: string;
 }, socket: Duplex): void;
 
-export { type CalendarRouterOptions, type HealthRouterOptions, type MetricsRegistry, type MetricsRouter, type MetricsRouterOptions, type ReferenceRouterOptions, type RequestObserver, answerClientError, createCalendarRouter, createHealthRouter, createMetricsRouter, createReferenceRouter, expressRequest };
+export { type CalendarResolver, type CalendarRouterOptions, type HealthRouterOptions, type MetricsRegistry, type MetricsRouter, type MetricsRouterOptions, type ReferenceRouterOptions, type RequestObserver, answerClientError, createCalendarRouter, createHealthRouter, createMetricsRouter, createReferenceRouter, expressRequest };

@@ -2,7 +2,10 @@ import { Calendar } from '@cal-events/core';
 
 /** Options of the fetch adapter. */
 interface FetchHandlerOptions {
-    /** The path the handler is mounted under (`/api`): requests arrive with it, `rest_url`s keep it. Default: none. */
+    /**
+     * The path the handler is mounted under (`/api`): requests arrive with it, `rest_url`s keep it.
+     * Default: none. With a resolver it may hold `:name` segments (`/calendars/:key`), given to the resolver.
+     */
     basePath?: string;
     /**
      * The origin of `rest_url`s. Default: the request URL's protocol and the `Host` header as sent
@@ -11,6 +14,8 @@ interface FetchHandlerOptions {
     origin?: (request: Request) => string;
     /** The client's address (password guesses are counted per client). Default: read from the handler's second argument, else none. */
     client?: (request: Request, context?: unknown) => string | undefined;
+    /** With a resolver: told of a resolver's unexpected failure (answered 500). */
+    onResolveError?: (err: unknown) => void;
 }
 /**
  * The calendar as a fetch handler. The optional second argument is what the runtime passes beside
@@ -39,6 +44,12 @@ declare function fetchRequest(request: {
  * app.all('/api/*', (c) => handler(c.req.raw, c.env))        // Hono
  * export { handler as GET, handler as POST }                 // Next.js: app/api/[...path]/route.ts
  */
-declare function createFetchHandler(calendar: Calendar, options?: FetchHandlerOptions): FetchHandler;
+declare function createFetchHandler(calendar: Calendar | FetchCalendarResolver, options?: FetchHandlerOptions): FetchHandler;
+/**
+ * Picks the calendar of a request, given the values of the `:name` segments of `basePath`
+ * (`/calendars/:key`): `undefined` answers 404 `rest_calendar_not_found`; a thrown `CalendarError`
+ * answers as itself (a calendar set's malformed key: 400).
+ */
+type FetchCalendarResolver = (request: Request, params: Record<string, string>) => Calendar | undefined | Promise<Calendar | undefined>;
 
-export { type FetchHandler, type FetchHandlerOptions, createFetchHandler, fetchRequest };
+export { type FetchCalendarResolver, type FetchHandler, type FetchHandlerOptions, createFetchHandler, fetchRequest };
