@@ -1,4 +1,4 @@
-import { C as CalendarRequest, a as CalendarResponse, b as CachedAnswer } from './request-u-RgPeLM.js';
+import { C as CalendarRequest, a as CalendarResponse, b as CachedAnswer } from './request-Sb76gn0y.js';
 import * as zod from 'zod';
 import { z } from 'zod';
 import { ColumnType, Transaction, Kysely } from 'kysely';
@@ -526,19 +526,6 @@ interface DB {
     venues: Venues;
 }
 
-/** Counts of the router, for tests, metrics and the bench. */
-interface ReadStats {
-    readonly replicaReads: number;
-    readonly primaryReads: number;
-    readonly fallbacks: number;
-    /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
-    readonly replicas: readonly {
-        up: boolean;
-        replayed: string | undefined;
-        lagMs: number | undefined;
-    }[];
-}
-
 /** The event loop's delay over the last 10 to 20 seconds, in milliseconds. */
 interface EventLoopDelay {
     /** How many seconds the figures cover (the window so far plus the one before it). */
@@ -567,6 +554,18 @@ interface HealthReport {
     readonly reads?: ReadStats;
     /** Why the database counts as down. */
     readonly error?: string;
+}
+/** Counts of the router, for tests, metrics and the bench. */
+interface ReadStats {
+    readonly replicaReads: number;
+    readonly primaryReads: number;
+    readonly fallbacks: number;
+    /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
+    readonly replicas: readonly {
+        up: boolean;
+        replayed: string | undefined;
+        lagMs: number | undefined;
+    }[];
 }
 /** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */
 interface PoolStats {
@@ -2026,10 +2025,10 @@ declare function followingArgs(): {
     organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
     image: ArgSpec<string | number, string | number>;
     featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    end_date: ArgSpec<string | number, string | number>;
     categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
     tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
     start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
     cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
 };
 
@@ -2499,4 +2498,4 @@ interface Calendars {
  */
 declare function createCalendars(input?: CalendarsOptions): Promise<Calendars>;
 
-export { type Authenticate, CALENDAR_KEY, CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, CalendarRequest, CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };
+export { type Authenticate, CALENDAR_KEY, CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, CalendarRequest, CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ReadStats, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };

@@ -10,7 +10,7 @@ interface CalendarRequest {
      * The body: raw bytes (parsed by the calendar according to `content-type`), or a value
      * already parsed by a host middleware such as `express.json()`.
      */
-    body?: Uint8Array | unknown;
+    body?: unknown;
     /** Origin the request was addressed to (`http://host:port`), used when no public URL is configured. */
     origin?: string;
     /**
