@@ -10,6 +10,7 @@ import { measure, type LoadResult } from './load.js'
 import { machine, parseOptions, type BenchOptions } from './options.js'
 import { preparePglite, preparePostgres } from './prepare.js'
 import * as report from './report.js'
+import { hostileLines, markdown } from './report-markdown.js'
 import type { BesideWrites, RunResults, ScenarioResult } from './report.js'
 import { allScenarios, scenarios, type Scenario, type Targets } from './scenarios.js'
 import { SERVER_MAIN, serverStats, startCalendarServer, type RunningServer } from './server.js'
@@ -233,7 +234,7 @@ async function postgresRun(o: BenchOptions): Promise<{ url: string; targets: Tar
     if (wantHostile) {
       console.log('\nhostile beside: the default list alone, then beside pathological rules, far windows and 4 parallel full feeds')
       results.postgres.hostileBeside = await hostileBeside(server, db.targets, runOpts)
-      console.log(report.hostileLines(results.postgres.hostileBeside))
+      console.log(hostileLines(results.postgres.hostileBeside))
     }
   } finally {
     await server.stop()
@@ -278,7 +279,7 @@ try {
   results.targets = report.targets(results)
   mkdirSync(dirname(opts.out), { recursive: true })
   writeFileSync(opts.out, JSON.stringify(results, null, 2))
-  writeFileSync(opts.out.replace(/\.json$/, '.md'), report.markdown(results))
+  writeFileSync(opts.out.replace(/\.json$/, '.md'), markdown(results))
   console.log(`\n${report.targetLines(results.targets)}`)
   console.log(`\nTotal ${(results.seconds / 60).toFixed(1)} min. Results: ${opts.out} (and .md)`)
 }
