@@ -53,7 +53,8 @@ describe.skipIf(BACKEND !== 'postgres')('behind PgBouncer in transaction mode (p
     const session = await rawSession(async (client) => {
       const settings = await client.query(`select current_setting('search_path') as search_path, current_setting('statement_timeout') as statement_timeout`)
       const prepared = await client.query('select count(*)::int as n from pg_prepared_statements')
-      const locks = await client.query(`select count(*)::int as n from pg_locks where locktype = 'advisory'`)
+      // This session's server connection only (pg_locks shows every session of the server).
+      const locks = await client.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()`)
       return { ...settings.rows[0], prepared: prepared.rows[0].n, locks: locks.rows[0].n }
     })
     expect(session).toEqual({ search_path: '"$user", public', statement_timeout: '0', prepared: 0, locks: 0 })
