@@ -1,5 +1,3 @@
-import { TZDate } from '@date-fns/tz'
-import { addDays, addMonths, addWeeks, addYears } from 'date-fns'
 import * as chrono from 'chrono-node'
 import { epochMsToUtcWall, isStorableWall, isWallTime, utcToWall, utcWallToEpochMs, type WallTime } from './wall-time.js'
 
@@ -10,7 +8,31 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d
 const RELATIVE_RE = /^([+-])\s*(\d+)\s*(sec|second|min|minute|hour|day|week|month|year)s?$/i
 
 const SUB_DAY_MS: Record<string, number> = { sec: 1_000, second: 1_000, min: 60_000, minute: 60_000, hour: 3_600_000 }
-const CALENDAR = { day: addDays, week: addWeeks, month: addMonths, year: addYears } as const
+/** `ms` moved by whole days on the UTC calendar. */
+function addDays(ms: number, days: number): number {
+  const d = new Date(ms)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.getTime()
+}
+
+/** `ms` moved by calendar months, the day of month clamped to the target month's last (Jan 31 + 1 → Feb 28/29). */
+function addMonths(ms: number, months: number): number {
+  const d = new Date(ms)
+  if (!months) return ms
+  const day = d.getUTCDate()
+  const end = new Date(ms)
+  end.setUTCMonth(d.getUTCMonth() + months + 1, 0)
+  if (day >= end.getUTCDate()) return end.getTime()
+  d.setUTCFullYear(end.getUTCFullYear(), end.getUTCMonth(), day)
+  return d.getTime()
+}
+
+const CALENDAR = {
+  day: addDays,
+  week: (ms: number, weeks: number) => addDays(ms, weeks * 7),
+  month: addMonths,
+  year: (ms: number, years: number) => addMonths(ms, years * 12),
+} as const
 
 // chrono stamps these with the reference's own offset, which under our local-fields trick is the
 // process zone and means nothing; only offsets written in the text should turn a phrase into an instant.
@@ -58,8 +80,7 @@ function fromRelative(m: RegExpExecArray, now: Date, zone: string): TimeInput | 
   // Calendar units keep the wall clock ("+1 day" at 10:00 is 10:00 tomorrow even across DST), so the
   // arithmetic runs on the site-local wall treated as UTC, which has no DST and ignores the process zone.
   const local = utcToWall(epochMsToUtcWall(now.getTime()), zone)
-  const shifted = CALENDAR[unit as keyof typeof CALENDAR](new TZDate(utcWallToEpochMs(local), 'UTC'), amount)
-  const wall = wallFromMs(shifted.getTime())
+  const wall = wallFromMs(CALENDAR[unit as keyof typeof CALENDAR](utcWallToEpochMs(local), amount))
   // dateOnly mirrors chrono, which leaves the hour implied for "in 3 days", so both spellings behave alike.
   return wall === null ? null : { kind: 'wall', wall, dateOnly: true }
 }

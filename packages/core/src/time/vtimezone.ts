@@ -1,6 +1,5 @@
-import { tzOffset } from '@date-fns/tz'
 import { foldLines } from 'ical-generator'
-import { epochMsToUtcWall, timezoneAbbr } from './wall-time.js'
+import { epochMsToUtcWall, intlOffsetMinutes, timezoneAbbr } from './wall-time.js'
 
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000
@@ -39,16 +38,16 @@ const WALK_STEP_MS = 4 * DAY_MS
  */
 export function transitions(zone: string, fromMs: number, toMs: number): Transition[] {
   const found: Transition[] = []
-  let previous = tzOffset(zone, new Date(fromMs))
+  let previous = intlOffsetMinutes(zone, fromMs)
   for (let start = fromMs; start < toMs; ) {
     const end = Math.min(start + WALK_STEP_MS, toMs)
-    const offset = tzOffset(zone, new Date(end))
+    const offset = intlOffsetMinutes(zone, end)
     if (offset !== previous) {
       let lo = start
       let hi = end
       while (hi - lo > MINUTE_MS) {
         const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS
-        if (tzOffset(zone, new Date(mid)) === previous) lo = mid
+        if (intlOffsetMinutes(zone, mid) === previous) lo = mid
         else hi = mid
       }
       found.push({ at: hi, from: previous, to: offset })
@@ -162,7 +161,7 @@ export function vtimezone(zone: string, fromYear: number, toYear: number): strin
   // A day of margin on both sides, within the years 0 to 9999 that wall times can name.
   const fromMs = yearStart(first) - (first > 0 ? DAY_MS : 0)
   const toMs = yearStart(last + 1) - (last < 9999 ? 0 : DAY_MS)
-  const initial = tzOffset(zone, new Date(fromMs))
+  const initial = intlOffsetMinutes(zone, fromMs)
   // Explicit changes up to the first year from which a yearly rule holds, when the years reach it.
   let rules: YearlyChange[] = []
   let explicitTo = Math.min(toMs, yearStart(LISTED_TO_YEAR + 1) - 1)

@@ -1,4 +1,3 @@
-import { TZDate, tzOffset } from '@date-fns/tz'
 import moment from 'moment-timezone'
 
 /** A clock reading `YYYY-MM-DD HH:MM:SS` with no zone attached; which zone it belongs to is the caller's business. */
@@ -40,6 +39,24 @@ function intlKnows(tz: string): boolean {
     intlCache.set(tz, known)
   }
   return known
+}
+
+// A zone's UTC offset from Intl's long offset name ("GMT-08:00", "GMT+05:53:28", "GMT" for none),
+// one formatter per zone: constructing one is slow, formatting is not.
+const offsetFormats = new Map<string, (date: Date) => string>()
+
+/** Minutes east of UTC of a zone Intl knows at instant `ms` (seconds of an LMT offset as a fraction). */
+export function intlOffsetMinutes(tz: string, ms: number): number {
+  let format = offsetFormats.get(tz)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' }).format
+    offsetFormats.set(tz, format)
+  }
+  const [h = '', m = '', s = ''] = (format(new Date(ms)).split('GMT')[1] ?? '').split(':')
+  const hours = Number(h)
+  const minutes = Number(m)
+  const seconds = Number(s) / 60
+  return hours * 60 + minutes > 0 ? hours * 60 + minutes + seconds : hours * 60 - minutes - seconds
 }
 
 /** Whether the platform's time zone database (Intl) knows `zone` as an IANA name (not UTC, not `UTC±h`). */
@@ -174,15 +191,16 @@ export function utcToWall(utc: WallTime, tz: string): WallTime {
   const fixed = fixedOffsetMinutes(tz)
   if (fixed !== null) return epochMsToUtcWall(ms + fixed * 60_000)
   if (!intlKnows(tz)) return moment.tz(ms, tz).format('YYYY-MM-DD HH:mm:ss')
-  const z = new TZDate(ms, tz)
-  return `${pad(z.getFullYear(), 4)}-${pad(z.getMonth() + 1)}-${pad(z.getDate())} ${pad(z.getHours())}:${pad(z.getMinutes())}:${pad(z.getSeconds())}`
+  // The instant moved by the zone's offset, to the second, read as UTC fields.
+  const z = new Date(ms - Math.round(-intlOffsetMinutes(tz, ms) * 60) * 1000)
+  return `${pad(z.getUTCFullYear(), 4)}-${pad(z.getUTCMonth() + 1)}-${pad(z.getUTCDate())} ${pad(z.getUTCHours())}:${pad(z.getUTCMinutes())}:${pad(z.getUTCSeconds())}`
 }
 
 /** Minutes east of UTC of zone `tz` at instant `ms` (validated zones only). */
 export function offsetMinutesAt(ms: number, tz: string): number {
   const fixed = fixedOffsetMinutes(tz)
   if (fixed !== null) return fixed
-  if (intlKnows(tz)) return tzOffset(tz, new Date(ms))
+  if (intlKnows(tz)) return intlOffsetMinutes(tz, ms)
   // moment reports minutes west of UTC, the opposite sign of everything else here.
   return -(moment.tz.zone(tz)?.utcOffset(ms) ?? 0)
 }
