@@ -57,6 +57,9 @@ async function copyRows(client: pg.ClientBase, from: string, to: string, tables:
   for (const seq of sequences) statements.push(`select setval('"${to}"."${seq}"', (select last_value from "${from}"."${seq}"))`)
   statements.push('commit')
   await client.query(statements.join(';\n'))
+  // Statistics, as autovacuum would gather them for a calendar filled through the API (it lags far
+  // behind on a busy machine with thousands of fresh tables): without them the plans are guesses.
+  await client.query(tables.map(({ name }) => `analyze "${to}"."${name}"`).join(';\n'))
 }
 
 async function main() {
@@ -69,7 +72,7 @@ async function main() {
     url.pathname = `/${name}`
     return url.href
   }
-  const single = `multical_bench_single_${tag}`
+  const single = `multical_bench_aloneDb${tag}`
   const many = `multical_bench_many_${tag}`
   await admin.query(`create database "${single}"`)
   await admin.query(`create database "${many}"`)
@@ -82,6 +85,7 @@ async function main() {
     const calendars = await createCalendars({ ...common, database: { url: dbUrl(many), poolSize: POOL } })
     const template = await calendars.create(keyOf(0))
     await fill(template)
+    await alone.handle(request)
     const copier = new pg.Client({ connectionString: dbUrl(many) })
     copier.on('error', (err) => console.error(`copy connection: ${err.message}`))
     await copier.connect()
@@ -92,6 +96,12 @@ async function main() {
           and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
         group by c.relname`,
     )
+    // Both calendars filled through the API get their statistics now too, as the copies do.
+    await copier.query(tableRows.map(({ name }) => `analyze "cal_c_c00000"."${name}"`).join(';\n'))
+    const aloneDb = new pg.Client({ connectionString: dbUrl(single) })
+    await aloneDb.connect()
+    await aloneDb.query('analyze')
+    await aloneDb.end()
     const { rows: seqRows } = await copier.query<{ name: string }>(`select relname as name from pg_class where relnamespace = 'cal_c_c00000'::regnamespace and relkind = 'S'`)
     const createMs: number[] = []
     const started = Date.now()
@@ -134,6 +144,19 @@ async function main() {
     console.log(
       `default list (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}): alone ${median(rates.alone).toFixed(0)} req/s; one calendar of ${CALENDARS}: ` +
         `ratio per round ${ratio('one').map((r) => r.toFixed(2)).join(' ')}, median ${median(ratio('one')).toFixed(2)}; spread over 100 calendars: median ${median(ratio('spread')).toFixed(2)}`,
+    )
+    // Interleaved, one caller: a request to each in turn, so that the machine's drift (other
+    // processes) hits both alike; the medians of their latencies compared.
+    const lat = { alone: [] as number[], one: [] as number[] }
+    for (let i = 0; i < 40 * SECONDS * ROUNDS; i++) {
+      for (const [mode, calendar] of (i % 2 ? [['one', one], ['alone', alone]] : [['alone', alone], ['one', one]]) as [keyof typeof lat, Calendar][]) {
+        const t0 = performance.now()
+        await calendar.handle(request)
+        lat[mode].push(performance.now() - t0)
+      }
+    }
+    console.log(
+      `interleaved, one caller (${lat.alone.length} requests each): median latency alone ${median(lat.alone).toFixed(2)} ms, one of ${CALENDARS} ${median(lat.one).toFixed(2)} ms: ratio (alone/one) ${(median(lat.alone) / median(lat.one)).toFixed(2)}`,
     )
     console.log(`connections of the shared pool: ${JSON.stringify(calendars.poolStats())}`)
 

@@ -2,10 +2,8 @@
 // public API (no semver promise; a minor release may change them). Apps import `@cal-events/core`.
 
 // For HTTP adapters (the Express and fetch ones): what each must do the same way.
-export { bodyReadError, calendarPrefixes, readRequestBody, responseText } from './http/adapter-kit.js'
+export { bodyReadError, calendarPrefixes, errorAnswer, readRequestBody, responseText } from './http/adapter-kit.js'
 // For tools that drive or measure a calendar's database directly (the bench's SQL ceiling and seed).
 export { calendarTypes } from './db/pg-types.js'
 export { followKnownTotal } from './events/known-total.js'
 export { slugify } from './shared/slug.js'
-// For adapters answering before a calendar is known (a calendar set's resolver failed): the error shape.
-export { toErrorResponse } from './http/error-response.js'

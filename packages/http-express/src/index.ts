@@ -2,7 +2,7 @@ import { Readable, type Duplex } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import express, { Router, type NextFunction, type Request, type Response } from 'express'
 import { CalendarError, eventLoopDelay, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
-import { bodyReadError, calendarPrefixes, responseText, toErrorResponse } from '@cal-events/core/internal'
+import { bodyReadError, calendarPrefixes, responseText, errorAnswer } from '@cal-events/core/internal'
 import { BAD_REQUEST, CLIENT_ERRORS, REASONS } from './client-errors.js'
 
 /** Options of the Express adapter. */
@@ -120,7 +120,7 @@ export function createCalendarRouter(calendar: Calendar | CalendarResolver, opti
     }
     Promise.resolve(found).then(
       (picked) => {
-        if (!picked) return send(req, res, toErrorResponse(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')))
+        if (!picked) return send(req, res, errorAnswer(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')))
         let serve = servers.get(picked)
         if (!serve) servers.set(picked, (serve = servingOf(picked, options)))
         // The WordPress path of a calendar without `wpCompat` is not served: the host's 404.
@@ -128,7 +128,7 @@ export function createCalendarRouter(calendar: Calendar | CalendarResolver, opti
         runChain(serve, req, res, next)
       },
       // Unexpected failures of the resolver (the registry's database away) go to the host's handler.
-      (err: unknown) => (err instanceof CalendarError ? send(req, res, toErrorResponse(err)) : next(err)),
+      (err: unknown) => (err instanceof CalendarError ? send(req, res, errorAnswer(err)) : next(err)),
     )
   })
   return router

@@ -1,5 +1,5 @@
 import { CalendarError, type Calendar, type CalendarRequest, type CalendarResponse } from '@cal-events/core'
-import { calendarPrefixes, readRequestBody, responseText, toErrorResponse } from '@cal-events/core/internal'
+import { calendarPrefixes, readRequestBody, responseText, errorAnswer } from '@cal-events/core/internal'
 
 /** Options of the fetch adapter. */
 export interface FetchHandlerOptions {
@@ -105,15 +105,15 @@ export function createFetchHandler(calendar: Calendar | FetchCalendarResolver, o
   return async function handleMany(request: Request, context?: unknown): Promise<Response> {
     const url = new URL(request.url)
     const mount = pattern(url.pathname)
-    if (!mount) return toResponse(request.method, toErrorResponse(new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')), () => {})
+    if (!mount) return toResponse(request.method, errorAnswer(new CalendarError('NO_ROUTE', 'No route was found matching the URL and request method.')), () => {})
     let picked: Calendar | undefined
     try {
       picked = await resolve(request, mount.params)
     } catch (err) {
       // A malformed key is the calendar set's 400; anything else is a failure of the host's (500).
-      return toResponse(request.method, toErrorResponse(err, options.onResolveError), () => {})
+      return toResponse(request.method, errorAnswer(err, options.onResolveError), () => {})
     }
-    if (!picked) return toResponse(request.method, toErrorResponse(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')), () => {})
+    if (!picked) return toResponse(request.method, errorAnswer(new CalendarError('CALENDAR_NOT_FOUND', 'No calendar has this key.')), () => {})
     let serve = servers.get(picked)
     if (!serve) servers.set(picked, (serve = servingOf(picked, options)))
     return serve(request, context, url, mount.base)

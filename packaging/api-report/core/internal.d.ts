@@ -1,5 +1,3 @@
-import { a as CalendarResponse } from './request-Sb76gn0y.js';
-
 /**
  * The parameters to send a list statement again with, after it answered `rows`: its answer's
  * total and point in place of the first two, as the calendar does. For clients that replay the
@@ -27,6 +25,16 @@ declare function responseText(response: {
  */
 declare function bodyReadError(err: unknown): unknown;
 /**
+ * The contract's error answer for a failure before any calendar is known (a calendar set's
+ * resolver: a malformed key 400, an unknown one 404); anything but a `CalendarError` is a 500 told
+ * to `onError`. Typed by shape, as `responseText`, so the internal entry's declarations stand alone.
+ */
+declare function errorAnswer(err: unknown, onError?: (err: unknown) => void): {
+    status: number;
+    headers: Record<string, string>;
+    body: unknown;
+};
+/**
  * Reads a request body as the Express adapter's body reader does: `Content-Encoding` decoded
  * (identity, deflate, gzip, br), at most `maxBytes` after decoding. Throws the calendar's error:
  * `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE` (another encoding) or `INVALID_JSON` (unreadable).
@@ -42,13 +50,10 @@ declare function readRequestBody(chunks: AsyncIterable<Uint8Array>, headers: {
  * (`YYYY-MM-DD HH:MM:SS`) instead of becoming Dates read in the process time zone.
  */
 declare const calendarTypes: {
-    getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown;
+    getTypeParser(oid: number, format?: "text" | "binary"): any;
 };
 
 /** URL slug: lower-case, accent-folded (Latin-style diacritics only), unicode letters/digits/underscore joined by single hyphens, max 180 chars. */
 declare function slugify(input: string): string;
 
-/** Converts anything thrown into a response in the contract's error shape; never echoes internals. */
-declare function toErrorResponse(err: unknown, onError?: (err: unknown) => void): CalendarResponse;
-
-export { bodyReadError, calendarPrefixes, calendarTypes, followKnownTotal, readRequestBody, responseText, slugify, toErrorResponse };
+export { bodyReadError, calendarPrefixes, calendarTypes, errorAnswer, followKnownTotal, readRequestBody, responseText, slugify };

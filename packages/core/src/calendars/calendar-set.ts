@@ -60,7 +60,8 @@ export interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'auth
   registrySchema?: string
   /**
    * Calendars kept open at most (the most recently used); another one is opened again when asked
-   * for (about a millisecond and one statement). Default 1000.
+   * for (one statement, its migrations checked). An open calendar keeps about 0.45 MB of heap
+   * (its operations, routes and caches); a closed one costs a registry row. Default 100.
    */
   maxOpen?: number
 }
@@ -114,7 +115,7 @@ type Row = { key: string; schema_name: string; settings: CalendarSettings; creat
  * const same = await calendars.get('chess-club')
  */
 export async function createCalendars(input: CalendarsOptions = {}): Promise<Calendars> {
-  const { registrySchema = DEFAULT_REGISTRY_SCHEMA, maxOpen = 1000, authenticate, ...shared } = input
+  const { registrySchema = DEFAULT_REGISTRY_SCHEMA, maxOpen = 100, authenticate, ...shared } = input
   const options = resolveOptions(shared)
   if (!SCHEMA_NAME.test(registrySchema)) throw new TypeError('Invalid calendar options: registrySchema: a lower-case identifier such as cal_registry')
   if (!Number.isInteger(maxOpen) || maxOpen < 1) throw new TypeError('Invalid calendar options: maxOpen: a positive integer')

@@ -4,6 +4,7 @@ import * as zlib from 'node:zlib'
 import type { Transform } from 'node:stream'
 import { NAMESPACE, WP_NAMESPACE } from '../api/context.js'
 import { CalendarError } from '../errors.js'
+import { toErrorResponse } from './error-response.js'
 
 // What every HTTP adapter does the same way, so two adapters answer with the same bytes.
 
@@ -36,6 +37,15 @@ export function bodyReadError(err: unknown): unknown {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new CalendarError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding.')
   if (status !== undefined && status >= 400 && status < 500) return new CalendarError('INVALID_JSON', 'The request body could not be read.')
   return err
+}
+
+/**
+ * The contract's error answer for a failure before any calendar is known (a calendar set's
+ * resolver: a malformed key 400, an unknown one 404); anything but a `CalendarError` is a 500 told
+ * to `onError`. Typed by shape, as `responseText`, so the internal entry's declarations stand alone.
+ */
+export function errorAnswer(err: unknown, onError?: (err: unknown) => void): { status: number; headers: Record<string, string>; body: unknown } {
+  return toErrorResponse(err, onError)
 }
 
 /** The decoder of a `Content-Encoding` as Express's body reader (body-parser 2) knows them; `null` for identity. */
