@@ -525,19 +525,6 @@ interface DB {
     venues: Venues;
 }
 
-/** Counts of the router, for tests, metrics and the bench. */
-interface ReadStats {
-    readonly replicaReads: number;
-    readonly primaryReads: number;
-    readonly fallbacks: number;
-    /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
-    readonly replicas: readonly {
-        up: boolean;
-        replayed: string | undefined;
-        lagMs: number | undefined;
-    }[];
-}
-
 /** The event loop's delay over the last 10 to 20 seconds, in milliseconds. */
 interface EventLoopDelay {
     /** How many seconds the figures cover (the window so far plus the one before it). */
@@ -567,6 +554,18 @@ interface HealthReport {
     /** Why the database counts as down. */
     readonly error?: string;
 }
+/** Counts of the router, for tests, metrics and the bench. */
+interface ReadStats {
+    readonly replicaReads: number;
+    readonly primaryReads: number;
+    readonly fallbacks: number;
+    /** Each replica in the order configured (no URL: `/readyz` shows this, and a URL names internal hosts): in use, known replay position, lag. */
+    readonly replicas: readonly {
+        up: boolean;
+        replayed: string | undefined;
+        lagMs: number | undefined;
+    }[];
+}
 /** Connections of the PostgreSQL pool: open, idle, and requests waiting for one. */
 interface PoolStats {
     readonly total: number;
@@ -594,7 +593,7 @@ interface CalendarRequest {
      * The body: raw bytes (parsed by the calendar according to `content-type`), or a value
      * already parsed by a host middleware such as `express.json()`.
      */
-    body?: Uint8Array | unknown;
+    body?: unknown;
     /** Origin the request was addressed to (`http://host:port`), used when no public URL is configured. */
     origin?: string;
     /**
@@ -705,6 +704,11 @@ interface OperationResult<R = unknown> {
     body: R;
     /** A body that is not JSON (an iCalendar feed): text sent chunk by chunk; `body` is then unused. */
     stream?: TextStream;
+    /**
+     * A write that read its item back: what the item's by-id GET by the same caller answers now
+     * (`null`: an error), so the new `ETag` costs no second read (http/preconditions.ts).
+     */
+    read?: OperationResult | null;
 }
 /** Text produced piece by piece, so that a large document never sits in memory whole. */
 type TextStream = AsyncIterable<string> | Iterable<string>;
@@ -2083,10 +2087,10 @@ declare function followingArgs(): {
     organizer: ArgSpec<string | number | Record<string, unknown> | unknown[], string | number | Record<string, unknown> | unknown[]>;
     image: ArgSpec<string | number, string | number>;
     featured: ArgSpec<boolean, string | boolean | 0 | 1>;
+    end_date: ArgSpec<string | number, string | number>;
     categories: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
     tags: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
     start_date: ArgSpec<string | number, string | number>;
-    end_date: ArgSpec<string | number, string | number>;
     cost: ArgSpec<string | number | (string | number)[], string | number | (string | number)[]>;
 };
 
@@ -2557,4 +2561,4 @@ interface Calendars {
  */
 declare function createCalendars(input?: CalendarsOptions): Promise<Calendars>;
 
-export { type Authenticate, CALENDAR_KEY, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };
+export { type Authenticate, CALENDAR_KEY, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ReadStats, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };

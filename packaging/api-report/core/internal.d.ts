@@ -50,7 +50,7 @@ declare function readRequestBody(chunks: AsyncIterable<Uint8Array>, headers: {
  * (`YYYY-MM-DD HH:MM:SS`) instead of becoming Dates read in the process time zone.
  */
 declare const calendarTypes: {
-    getTypeParser(oid: number, format?: "text" | "binary"): any;
+    getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown;
 };
 
 /** URL slug: lower-case, accent-folded (Latin-style diacritics only), unicode letters/digits/underscore joined by single hyphens, max 180 chars. */
