@@ -14,6 +14,23 @@
  * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
  */
 import { CalendarError, type Calendar, type CallOptions } from '@cal-events/core'
+import type { EventInput, OrganizerResource, TermInput, TermResource, VenueResource } from '@cal-events/core'
+import {
+  ALL_DATES,
+  costInput,
+  eventFacts,
+  isDated,
+  linkedInput,
+  linkedSame,
+  obj,
+  objs,
+  runPool,
+  STATUSES,
+  str,
+  termInput,
+  type Json,
+  type TermFields,
+} from './migrate-site-input.js'
 import { listAll, openSource, SourceError, type Source, type SourceOptions } from './source.js'
 
 export { SourceError }
@@ -66,23 +83,6 @@ export function basicAuth(login: string, password: string): string {
   return `Basic ${Buffer.from(`${login}:${password}`, 'utf8').toString('base64')}`
 }
 
-type Json = Record<string, any>
-
-// Every status an editor may list; a source that refuses the filter (anonymous) lists `publish`.
-const STATUSES = 'publish,future,draft,pending,private'
-// The widest window the event list accepts; its default is "from yesterday, two years ahead".
-const ALL_DATES = 'start_date=1900-01-01%2000:00:00&end_date=2999-12-31%2023:59:59'
-
-async function runPool<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length && !signal?.aborted) await work(items[next++]!)
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
-
 /** Copies the calendar at `source` (a REST root or a site URL) into `target`. */
 export async function migrateSite(target: Calendar, source: string, options: MigrateSiteOptions = {}): Promise<MigrationSummary> {
   const site = await openSource(source, options)
@@ -126,11 +126,12 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   }
 
   // --- terms -------------------------------------------------------------------------------
-  async function targetTerms(kind: 'categories' | 'tags'): Promise<Map<string, Json>> {
-    const bySlug = new Map<string, Json>()
+  async function targetTerms(kind: 'categories' | 'tags'): Promise<Map<string, TermResource>> {
+    const bySlug = new Map<string, TermResource>()
     for (let page = 1; ; page++) {
-      const list = (await target[kind].list({ per_page: 50, page, hide_empty: false }, call)) as Json
-      for (const term of list[kind] as Json[]) bySlug.set(term.slug, term)
+      const list = await target[kind].list({ per_page: 50, page, hide_empty: false }, call)
+      const terms: TermResource[] = kind === 'categories' && 'categories' in list ? list.categories : 'tags' in list ? list.tags : []
+      for (const term of terms) bySlug.set(term.slug, term)
       if (page >= list.total_pages) return bySlug
     }
   }
@@ -185,16 +186,9 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
     }
   }
 
-  /** A term's writable fields; `""` is rejected for texts (CONTRACT 12), so empty ones are left out. */
-  function termInput(term: Json): Json {
-    const input: Json = { name: str(term.name), slug: str(term.slug) }
-    if (str(term.description) !== '') input.description = str(term.description)
-    return input
-  }
-
-  async function createTerm(kind: 'categories' | 'tags', input: Json): Promise<Json> {
+  async function createTerm(kind: 'categories' | 'tags', input: TermFields): Promise<TermResource> {
     try {
-      return await target[kind].create(input, call)
+      return await target[kind].create(input satisfies TermInput, call)
     } catch (err) {
       // Same name at the same level under another slug: that term is this one.
       const termId = err instanceof CalendarError && err.code === 'TERM_EXISTS' ? Number(err.data?.term_id) : NaN
@@ -204,36 +198,11 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   }
 
   // --- venues and organizers ---------------------------------------------------------------
-  const VENUE_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'] as const
-  const ORGANIZER_FIELDS = ['phone', 'website', 'email'] as const
-
-  function linkedInput(kind: 'venues' | 'organizers', item: Json): Json {
-    const nameField = kind === 'venues' ? 'venue' : 'organizer'
-    const input: Json = { [nameField]: str(item[nameField]), description: str(item.description), status: str(item.status) || 'publish' }
-    for (const field of kind === 'venues' ? VENUE_FIELDS : ORGANIZER_FIELDS) input[field] = str(item[field])
-    if (kind === 'venues') {
-      input.show_map = Boolean(item.show_map)
-      input.show_map_link = Boolean(item.show_map_link)
-      if (item.geo_lat !== undefined && item.geo_lng !== undefined && item.geo_lat !== '' && item.geo_lng !== '') {
-        input.geo_lat = Number(item.geo_lat)
-        input.geo_lng = Number(item.geo_lng)
-      }
-    }
-    input.image = item.image && typeof item.image === 'object' ? str(item.image.url) : ''
-    if (['publish', 'future', 'private'].includes(input.status) && item.date_utc) input.date_utc = str(item.date_utc)
-    return input
-  }
-
-  function linkedSame(kind: 'venues' | 'organizers', found: Json, input: Json): boolean {
-    const current = linkedInput(kind, found)
-    return Object.keys(input).every((k) => String(current[k]) === String(input[k]))
-  }
-
   const linkedDone = new Map<string, Promise<number | undefined>>()
 
   /** The target id of a source venue/organizer, copying it first if needed (once per run). */
   function ensureLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
-    const key = `${kind}:${item.id}`
+    const key = `${kind}:${str(item.id)}`
     let pending = linkedDone.get(key)
     if (!pending) {
       pending = copyLinked(kind, item)
@@ -244,9 +213,9 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
 
   async function copyLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
     const input = linkedInput(kind, item)
-    const label = str(item.slug) || `#${item.id}`
+    const label = str(item.slug) || `#${str(item.id)}`
     try {
-      let found: Json | undefined
+      let found: VenueResource | OrganizerResource | undefined
       if (item.slug) {
         try {
           found = await target[kind].getBySlug(str(item.slug), call)
@@ -256,8 +225,9 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
       } else {
         // A draft has no slug yet: the same name, in any status, is the same item.
         const name = input[kind === 'venues' ? 'venue' : 'organizer']
-        const list = (await target[kind].list({ search: name, status: STATUSES, per_page: 50 }, call)) as Json
-        found = (list[kind] as Json[]).find((x) => x[kind === 'venues' ? 'venue' : 'organizer'] === name)
+        const list = await target[kind].list({ search: String(name), status: STATUSES, per_page: 50 }, call)
+        const listed: (VenueResource | OrganizerResource)[] = 'venues' in list ? list.venues : list.organizers
+        found = listed.find((x) => (kind === 'venues' ? 'venue' in x && x.venue : 'organizer' in x && x.organizer) === name)
       }
       if (found?.status === 'trash') {
         record(kind, label, 'skipped')
@@ -292,12 +262,12 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   // --- events ------------------------------------------------------------------------------
   async function termIds(kind: 'categories' | 'tags', terms: unknown): Promise<number[]> {
     const out: number[] = []
-    for (const term of Array.isArray(terms) ? (terms as Json[]) : []) {
+    for (const term of objs(terms)) {
       let id = ids[kind].get(Number(term.id))
       if (id === undefined) {
         // A term the list did not show (e.g. hidden): copy it from the event's own copy.
         const created = await createTerm(kind, termInput(term))
-        id = created.id as number
+        id = created.id
         ids[kind].set(Number(term.id), id)
       }
       out.push(id)
@@ -305,62 +275,21 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
     return out
   }
 
-  /** The fields an event is compared on: its content, with links by slug (ids differ by site). */
-  function eventFacts(event: Json): Json {
-    const image = event.image && typeof event.image === 'object' ? str(event.image.url) : ''
-    const slugs = (v: unknown) => (Array.isArray(v) ? (v as Json[]).map((x) => str(x.slug)).sort() : [])
-    return {
-      title: str(event.title),
-      description: str(event.description),
-      excerpt: str(event.excerpt),
-      slug: str(event.slug),
-      status: str(event.status),
-      start_date: str(event.start_date),
-      end_date: str(event.end_date),
-      timezone: str(event.timezone),
-      all_day: Boolean(event.all_day),
-      cost: str(event.cost),
-      cost_details: JSON.stringify(event.cost_details ?? null),
-      // With no website of its own, an event shows its page's URL there (CONTRACT 4.1).
-      website: str(event.website) === str(event.url) ? '' : str(event.website),
-      show_map: Boolean(event.show_map),
-      show_map_link: Boolean(event.show_map_link),
-      hide_from_listings: Boolean(event.hide_from_listings),
-      sticky: Boolean(event.sticky),
-      featured: Boolean(event.featured),
-      image,
-      venue: event.venue && typeof event.venue === 'object' && !Array.isArray(event.venue) ? str(event.venue.slug) : '',
-      organizer: slugs(event.organizer),
-      categories: slugs(event.categories),
-      tags: slugs(event.tags),
-    }
-  }
-
-  /**
-   * The cost as written: the bare values when the source shows no currency symbol ("$10" with
-   * values ["10"] and no symbol is the site's default currency, which writing "$10" would turn
-   * into an explicit one), else the text as shown ("€5", "Free").
-   */
-  function costInput(event: Json): unknown {
-    const details = event.cost_details && typeof event.cost_details === 'object' ? (event.cost_details as Json) : {}
-    const values = Array.isArray(details.values) ? (details.values as unknown[]).map(str) : []
-    if (values.length > 0 && !details.currency_symbol) return values
-    return str(event.cost) === '' ? null : str(event.cost)
-  }
-
-  async function eventInput(event: Json): Promise<Json> {
+  async function eventInput(event: Json): Promise<EventInput> {
     const facts = eventFacts(event)
-    const venue = event.venue && typeof event.venue === 'object' && !Array.isArray(event.venue) ? await ensureLinked('venues', event.venue) : undefined
+    const sourceVenue = obj(event.venue)
+    const venue = sourceVenue ? await ensureLinked('venues', sourceVenue) : undefined
     const organizers: number[] = []
-    for (const o of Array.isArray(event.organizer) ? (event.organizer as Json[]) : []) {
+    for (const o of objs(event.organizer)) {
       const id = await ensureLinked('organizers', o)
       if (id !== undefined) organizers.push(id)
     }
-    const input: Json = {
+    const input: EventInput & Record<string, unknown> = {
       title: facts.title,
       description: facts.description,
       excerpt: facts.excerpt,
-      status: facts.status,
+      // The target checks it: a status it does not know is refused (4xx) for that item alone.
+      status: facts.status as EventInput['status'],
       start_date: facts.start_date,
       end_date: facts.end_date,
       timezone: facts.timezone,
@@ -381,7 +310,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
     if (facts.slug) input.slug = facts.slug
     // The publication date of what is published (in UTC: a local `date` would be read in the
     // event's own zone); drafts keep "not yet dated".
-    if (['publish', 'future', 'private'].includes(facts.status) && event.date_utc) input.date_utc = str(event.date_utc)
+    if (isDated(facts.status) && event.date_utc) input.date_utc = str(event.date_utc)
     // `""` is rejected for texts (CONTRACT 12): leave out what the source left empty.
     for (const key of ['description', 'excerpt', 'image']) if (input[key] === '') delete input[key]
     return input
@@ -401,19 +330,19 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
         if (!(err instanceof SourceError && err.status !== undefined && err.status >= 400 && err.status < 500)) throw err
       }
     })
-    return found.sort((a, b) => a.id - b.id)
+    return found.sort((a, b) => Number(a.id) - Number(b.id))
   }
 
   async function copyEvents(): Promise<void> {
     const events = await readPosts('events', `&${ALL_DATES}`)
     if (options.findHidden !== false && !signal?.aborted) events.push(...(await hiddenEvents()))
     counts.events.seen = events.length
-    const originOf = (event: Json) => str(event.global_id) || `${site.root}/events/${event.id}`
+    const originOf = (event: Json) => str(event.global_id) || `${site.root}/events/${str(event.id)}`
     const byOrigin = new Map(events.map((event) => [originOf(event), event]))
     const labelOf = (origin: string) => `${origin} (${str(byOrigin.get(origin)?.title)})`
     // Written in batches by the bulk import (issue 33): one transaction and a few multi-row
     // statements per batch instead of a lookup and a write per event.
-    async function* inputs(): AsyncIterable<Json> {
+    async function* inputs(): AsyncIterable<EventInput> {
       for (const event of events) {
         if (signal?.aborted) return
         yield { ...(await eventInput(event)), origin_uid: originOf(event) }
