@@ -32,6 +32,16 @@ import { wall, isIanaZone, text, zonesOf, isUtc, eventInput, type Span } from '.
 type Time = InstanceType<typeof ICAL.Time>
 type Component = InstanceType<typeof ICAL.Component>
 type IcalEvent = InstanceType<typeof ICAL.Event>
+/**
+ * What `Event#getOccurrenceDetails` answers, as ical.js documents it: its published types name
+ * `occurrenceDetails` from a types.d.ts that declares nothing, so the type is spelled out here.
+ */
+interface OccurrenceDetails {
+  recurrenceId: Time
+  item: IcalEvent
+  startDate: Time
+  endDate: Time
+}
 
 /** One calendar event the file describes. */
 export interface PlannedEvent {
@@ -187,7 +197,8 @@ export function occurrenceKey(rid: RecurrenceId, siteZone: string): string {
 export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' | 'onProgress'> = {}): IcsPlan {
   const maxOccurrences = options.maxOccurrences ?? 100
   const horizon = options.horizon ?? new Date(Date.now() + 365 * 24 * 3600_000)
-  const root = new ICAL.Component(ICAL.parse(icsText))
+  // jCal: one component's array, as ical.js parses a single VCALENDAR or VEVENT text.
+  const root = new ICAL.Component(ICAL.parse(icsText) as unknown[])
   const vevents = root.name === 'vevent' ? [root] : root.getAllSubcomponents('vevent')
   const zones = zonesOf(root)
   const warnings: string[] = []
@@ -238,7 +249,7 @@ export function planIcs(icsText: string, options: Omit<IcsImportOptions, 'call' 
           warnings.push(`${uid}: only the first ${maxOccurrences} occurrences were imported.`)
           break
         }
-        const details = event.getOccurrenceDetails(next)
+        const details: OccurrenceDetails = event.getOccurrenceDetails(next)
         add(`${uid}#${details.recurrenceId.toICALString()}`, details.item.component, { start: details.startDate, end: details.endDate })
         count++
       }
