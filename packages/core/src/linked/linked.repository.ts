@@ -34,11 +34,12 @@ export function linkedDb(db: Db): Kysely<LinkedDB> {
   return db as unknown as Kysely<LinkedDB>
 }
 
+/** What `imageJson` reads: the images, and the post row (aliased `p`) that names one. */
+type ImageDB = Pick<DB, 'images'> & { p: Pick<DB['venues'], 'image_id'> }
+
 /** The image of a post row, as a JSON object (one subquery, not a query per row). */
-export function imageJson(eb: ExpressionBuilder<any, any>, imageIdRef: string) {
-  return jsonObjectFrom(
-    eb.selectFrom('images as i').select(['i.id', 'i.url', 'i.extension', 'i.width', 'i.height']).whereRef('i.id', '=', imageIdRef as any),
-  )
+export function imageJson(eb: ExpressionBuilder<ImageDB, 'p'>, imageIdRef: 'p.image_id') {
+  return jsonObjectFrom(eb.selectFrom('images as i').select(['i.id', 'i.url', 'i.extension', 'i.width', 'i.height']).whereRef('i.id', '=', imageIdRef))
 }
 
 /** Venue/organizer rows (with image) by id, in the order asked. */

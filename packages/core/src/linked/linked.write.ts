@@ -65,6 +65,11 @@ export async function checkLinkedInput(db: Db, kind: LinkedKind, input: LinkedIn
   if (!needs.empty) checkLinkedAnswers(input, await answerLookups(db, needs, null))
 }
 
+/** A text or number column's value as text (`''` when unset): what derived columns are built from. */
+function columnText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : ''
+}
+
 /** The detail columns a write sets: text fields, flags, coordinates, derived columns, image. */
 async function detailColumns(
   db: Db,
@@ -83,7 +88,7 @@ async function detailColumns(
     cols.geo_lat = input.geo_lat
     cols.geo_lng = input.geo_lng
   }
-  if (kind.derive) Object.assign(cols, kind.derive(input, (f) => String(cols[f] ?? current?.[f] ?? ''), current === undefined))
+  if (kind.derive) Object.assign(cols, kind.derive(input, (f) => columnText(cols[f] ?? current?.[f]), current === undefined))
   if (input.image !== undefined) cols.image_id = await resolveImage(db, checkImageValue(input.image))
   return cols
 }
@@ -153,6 +158,6 @@ export async function updateLinked(
     cols.title = cleaned
   }
   if (typeof input.description === 'string') cols.description = cleanPostHtml(input.description, ctx.principal, policy)
-  Object.assign(cols, await updatedPostColumns(trx, kind.table, current, String(cols.title ?? current.title), lifecycleInput(input, ctx), ctx))
+  Object.assign(cols, await updatedPostColumns(trx, kind.table, current, typeof cols.title === 'string' ? cols.title : current.title, lifecycleInput(input, ctx), ctx))
   await db.updateTable(kind.table).set(cols).where('id', '=', current.id).execute()
 }
