@@ -18,19 +18,44 @@ import { CATEGORY, TAG } from '../terms/taxonomies.js'
 /** The calendar's operations by resource, each with the calendar's language parameters (variant B). */
 export type CalendarOperations = ReturnType<typeof wireCalendar>['operations']
 
-/** Builds the operations for `options` and the route table in registration order. */
-export function wireCalendar(options: ResolvedOptions, validator: ChangeValidator) {
+/** Each operation with the calendar's language parameters. */
+function languageWrapper(options: ResolvedOptions) {
   const lang = languageArgs(options)
   const withLanguage = <O extends AnyOperation>(op: O): O => ({ ...op, args: { ...op.args, ...lang } })
-  const wrap = <T extends Record<string, AnyOperation>>(ops: T): T =>
+  return <T extends Record<string, AnyOperation>>(ops: T): T =>
     Object.fromEntries(Object.entries(ops).map(([k, op]) => [k, withLanguage(op)])) as T
+}
 
+/** The operations that depend on the variant and languages alone (no calendar's state: that comes with each call's context). */
+function variantOperations(options: ResolvedOptions) {
+  const wrap = languageWrapper(options)
+  return {
+    events: wrap(eventOperations(options.variant)),
+    venues: wrap(linkedOperations(VENUE, options.variant)),
+    organizers: wrap(linkedOperations(ORGANIZER, options.variant)),
+    categories: wrap(termOperations(CATEGORY, options.variant)),
+    tags: wrap(termOperations(TAG, options.variant)),
+  }
+}
+
+// Built once per variant and language list, shared by every calendar of that shape (issue 31):
+// their argument schemas were most of the ~450 kB an open calendar of a set kept.
+const byVariant = new WeakMap<ResolvedOptions['variant'], Map<string, ReturnType<typeof variantOperations>>>()
+
+function sharedOperations(options: ResolvedOptions): ReturnType<typeof variantOperations> {
+  let byLanguages = byVariant.get(options.variant)
+  if (!byLanguages) byVariant.set(options.variant, (byLanguages = new Map<string, ReturnType<typeof variantOperations>>()))
+  const key = options.languages.join(',')
+  let ops = byLanguages.get(key)
+  if (!ops) byLanguages.set(key, (ops = variantOperations(options)))
+  return ops
+}
+
+/** Builds the operations for `options` and the route table in registration order. */
+export function wireCalendar(options: ResolvedOptions, validator: ChangeValidator) {
+  const wrap = languageWrapper(options)
   const ns = `/${NAMESPACE}`
-  const events = wrap(eventOperations(options.variant))
-  const venues = wrap(linkedOperations(VENUE, options.variant))
-  const organizers = wrap(linkedOperations(ORGANIZER, options.variant))
-  const categories = wrap(termOperations(CATEGORY, options.variant))
-  const tags = wrap(termOperations(TAG, options.variant))
+  const { events, venues, organizers, categories, tags } = sharedOperations(options)
   // The feeds share the hot-read cache's chain of change checks.
   const feedBuilds = createFeedBuilds(options.feeds, validator)
   const ical = wrap(icalOperations(options.variant, feedBuilds))

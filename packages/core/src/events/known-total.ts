@@ -30,8 +30,11 @@ export function knownTotalColumns(known: KnownCount | undefined, count: Compilab
 /** Per calendar database: the known totals per filters, and the compiled statements per filters and page. */
 export interface KnownTotals {
   counts: Map<string, KnownCount>
-  statements: Map<string, CompiledQuery>
+  statements: Map<string, KeptStatement>
 }
+
+/** A compiled statement's text and parameters: its operation tree (hundreds of objects) is not kept (issue 31). */
+type KeptStatement = Pick<CompiledQuery, 'sql' | 'parameters'>
 
 const perDatabase = new WeakMap<Kysely<DB>, KnownTotals>()
 const MAX_COUNTS = 1000
@@ -66,11 +69,12 @@ export function knownTotalStatement(
 ): CompiledQuery {
   let compiled = totals.statements.get(statementKey)
   if (!compiled) {
-    compiled = build(PROBE).compile()
+    const { sql, parameters } = build(PROBE).compile()
     // A change that breaks this must fail every list test, not quietly compile each request again.
-    if (compiled.parameters[0] !== PROBE.snapshot || compiled.parameters[1] !== PROBE.total) {
+    if (parameters[0] !== PROBE.snapshot || parameters[1] !== PROBE.total) {
       throw new Error('known total: the known point and total are not the first two parameters of the statement')
     }
+    compiled = { sql, parameters }
     remember(totals.statements, statementKey, compiled, MAX_STATEMENTS)
   }
   const known = totals.counts.get(countKey)

@@ -61,6 +61,16 @@ function rollingWindow(raw: Readonly<Record<string, unknown>>): boolean {
  * without the list's sync walk (a calendar app polls with `If-None-Match` instead).
  */
 export function feedArgs(variant: VariantConfig) {
+  let known = feedArgsOf.get(variant)
+  if (!known) feedArgsOf.set(variant, (known = buildFeedArgs(variant)))
+  return known
+}
+
+// Built once per variant (issue 31: each calendar of a set building its own kept ~100 kB).
+const feedArgsOf = new WeakMap<VariantConfig, ReturnType<typeof buildFeedArgs>>()
+const listOf = new WeakMap<VariantConfig, ReturnType<typeof eventListOperation>>()
+
+function buildFeedArgs(variant: VariantConfig) {
   const { page: _page, per_page: _perPage, sync: _sync, sync_token: _syncToken, sync_page: _syncPage, ...filters } = eventListArgs(variant)
   return { ...filters, key: keyArg }
 }
@@ -79,7 +89,8 @@ function feedAnswer(answer: FeedAnswer, ctx: CallContext): OperationResult<undef
  * build slots (`feeds` option), at most `maxEvents` events.
  */
 export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
-  const list = eventListOperation(variant)
+  let list = listOf.get(variant)
+  if (!list) listOf.set(variant, (list = eventListOperation(variant)))
   const { maxEvents } = feeds.options
   return defineOperation({
     // Streamed text with validators of its own (the kept feeds of feed-builds.ts), never in the hot-read cache.

@@ -9,12 +9,13 @@ import { eventFeedOperation, eventIcalOperation } from './ical.operations.js'
 
 /** The iCalendar operations, by name, for routes and the script API alike. */
 export function icalOperations(variant: VariantConfig, feeds: FeedBuilds) {
-  return {
-    feed: eventFeedOperation(variant, feeds),
-    byId: eventIcalOperation('id', variant),
-    bySlug: eventIcalOperation('slug', variant),
-  }
+  let files = filesOf.get(variant)
+  if (!files) filesOf.set(variant, (files = { byId: eventIcalOperation('id', variant), bySlug: eventIcalOperation('slug', variant) }))
+  // Only the feed holds a calendar's own state (its kept feeds); the files are the variant's, shared (issue 31).
+  return { feed: eventFeedOperation(variant, feeds), ...files }
 }
+
+const filesOf = new WeakMap<VariantConfig, { byId: ReturnType<typeof eventIcalOperation>; bySlug: ReturnType<typeof eventIcalOperation> }>()
 
 const ICAL_SUCCESS = (description: string) => ({
   status: 200,
