@@ -51,29 +51,49 @@ function sharedOperations(options: ResolvedOptions): ReturnType<typeof variantOp
   return ops
 }
 
+/** The routes of the shared operations, before and after the calendar's own (iCalendar) ones. */
+function variantRoutes(ops: ReturnType<typeof variantOperations>) {
+  const ns = `/${NAMESPACE}`
+  const { events, venues, organizers, categories, tags } = ops
+  return {
+    before: [
+      ...eventRoutes(events, ns),
+      ...linkedRoutes(VENUE, venues, ns),
+      ...linkedRoutes(ORGANIZER, organizers, ns),
+      ...termRoutes(CATEGORY, categories, ns),
+      ...termRoutes(TAG, tags, ns),
+    ],
+    after: [
+      ...occurrenceRoutes(events, ns),
+      ...syncRoutes([
+        { path: `${ns}/events`, sync: events.sync },
+        { path: `${ns}/venues`, sync: venues.sync },
+        { path: `${ns}/organizers`, sync: organizers.sync },
+      ]),
+    ],
+  }
+}
+
+// Shared like the operations they route to (and so compiled once, `compileRoute`).
+const routesOf = new WeakMap<ReturnType<typeof variantOperations>, ReturnType<typeof variantRoutes>>()
+
 /** Builds the operations for `options` and the route table in registration order. */
 export function wireCalendar(options: ResolvedOptions, validator: ChangeValidator) {
   const wrap = languageWrapper(options)
   const ns = `/${NAMESPACE}`
-  const { events, venues, organizers, categories, tags } = sharedOperations(options)
+  const shared = sharedOperations(options)
+  const { events, venues, organizers, categories, tags } = shared
+  let sharedRoutes = routesOf.get(shared)
+  if (!sharedRoutes) routesOf.set(shared, (sharedRoutes = variantRoutes(shared)))
   // The feeds share the hot-read cache's chain of change checks.
   const feedBuilds = createFeedBuilds(options.feeds, validator)
   const ical = wrap(icalOperations(options.variant, feedBuilds))
   const discovery = wrap(discoveryOperations(() => routes))
   const routes: RouteDef[] = [
     ...discoveryRoutes(discovery, ns),
-    ...eventRoutes(events, ns),
-    ...linkedRoutes(VENUE, venues, ns),
-    ...linkedRoutes(ORGANIZER, organizers, ns),
-    ...termRoutes(CATEGORY, categories, ns),
-    ...termRoutes(TAG, tags, ns),
+    ...sharedRoutes.before,
     ...icalRoutes(ical, ns),
-    ...occurrenceRoutes(events, ns),
-    ...syncRoutes([
-      { path: `${ns}/events`, sync: events.sync },
-      { path: `${ns}/venues`, sync: venues.sync },
-      { path: `${ns}/organizers`, sync: organizers.sync },
-    ]),
+    ...sharedRoutes.after,
   ]
   return { operations: { events, venues, organizers, categories, tags, ical, discovery }, routes, feedBuilds }
 }

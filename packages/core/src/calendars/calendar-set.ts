@@ -60,9 +60,9 @@ export interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'auth
   registrySchema?: string
   /**
    * Calendars kept open at most (the most recently used); another one is opened again when asked
-   * for (one statement, its migrations checked). An open idle calendar keeps about 80-90 kB of heap
-   * (its handle, route table, dispatcher and caches; the operations are shared by the calendars of
-   * a variant); a closed one costs a registry row. Default 500 (about 45 MB).
+   * for (one statement, its migrations checked). An open idle calendar keeps about 60-75 kB of heap
+   * (its handle, dispatcher, script API and caches; the operations and their routes are shared by the calendars of
+   * a variant); a closed one costs a registry row. Default 500 (about 35 MB).
    */
   maxOpen?: number
 }

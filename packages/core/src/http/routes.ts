@@ -127,9 +127,18 @@ export interface CompiledRoute extends RouteDef {
 
 /** Compiles `(?P<name>...)` patterns (the reference's PCRE syntax) to JS regular expressions. */
 export function compileRoute(route: RouteDef): CompiledRoute {
-  const source = route.pattern.replace(/\(\?P</g, '(?<')
-  return { ...route, regex: new RegExp(`^${source}$`, 'i') }
+  let compiled = compiledOf.get(route)
+  if (!compiled) {
+    const source = route.pattern.replace(/\(\?P</g, '(?<')
+    compiled = { ...route, regex: new RegExp(`^${source}$`, 'i') }
+    compiledOf.set(route, compiled)
+  }
+  return compiled
 }
+
+// Once per route: the routes of a variant's shared operations are shared by the calendars of a set
+// (issue 31). A regular expression without the g or y flag keeps no state between matches.
+const compiledOf = new WeakMap<RouteDef, CompiledRoute>()
 
 /** Finds the route and endpoint for a path and method; `undefined` pieces mean 404. */
 export function matchRoute(
