@@ -97,8 +97,9 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
       // Possible, but Monday 29 February comes again only in 2072: beyond the documented reach.
       [['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'], '2044-03-01 10:00:00'],
       [['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO;UNTIL=20990101'], '2044-03-01 10:00:00'],
-      // Bounded but far too costly (whole weeks of February, 1,000 of them): refused on the work bound.
-      [['RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYSETPOS=7;BYMONTH=2;COUNT=1000'], EVENT.start_date],
+      // (A bounded but costly rule, 1,000 whole February weeks, fits the 2 s work budget on an idle
+      // machine and is then rightly accepted: the work bound itself is tested with a small budget in
+      // test/unit/recurrence.test.ts.)
     ]
     for (const [recurrence, start] of rules) {
       const body = { ...EVENT, start_date: start, end_date: start.replace('10:00', '11:00'), recurrence }

@@ -342,7 +342,9 @@ describe('recurrence: rules bounded by work (issue 28)', () => {
       // a call that met a garbage collection is no window too long).
       expect(calls.length).toBeGreaterThan(3 * 3)
       const p90 = [...calls].sort((a, b) => a - b)[Math.floor(calls.length * 0.9)]!
-      expect(p90, `one year in one call: ${yearMs.toFixed(1)} ms`).toBeLessThan(yearMs / 2)
+      // Windows adapt to keep a call between 2.5 and 10 ms (rule-work.ts's 5 ms slice): on an idle
+      // machine where a whole year costs ~11 ms, that band is the bound, not half a year.
+      expect(p90, `one year in one call: ${yearMs.toFixed(1)} ms`).toBeLessThan(Math.max(yearMs / 2, 10))
       // The loop held in CPU time between 2 ms ticks (a loaded machine delays timers, not CPU): seconds would be the bug.
       expect(longestHoldMs).toBeLessThan(1000)
     } finally {
