@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { randomFreePort, runAs } from './private-postgres.js'
 
 /**
  * A PgBouncer of one test run (Debian's `pgbouncer`), in transaction pooling mode, in front of a
@@ -22,29 +23,6 @@ export interface PgBouncer {
 }
 
 export const PGBOUNCER_BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? 'pgbouncer'
-
-/** PgBouncer refuses to run as root; a run as root hands it to the `postgres` user. */
-function runAs(): { uid?: number; gid?: number } {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {}
-  return {
-    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
-  }
-}
-
-/** A free loopback port in 25000-29999, picked at random (other runs pick theirs from the same range). */
-export async function randomFreePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 25000 + Math.floor(Math.random() * 5000)
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer()
-      server.once('error', () => resolve(false))
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
-    })
-    if (free) return port
-  }
-  throw new Error('no free port in 25000-29999')
-}
 
 async function waitForPort(port: number, child: ChildProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + 10_000

@@ -27,7 +27,8 @@ export interface PrivatePostgres {
 
 const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/local/bin', '/usr/bin']
 
-function binary(name: string): string {
+/** The path of a PostgreSQL program (`initdb`, `postgres`, `pg_basebackup`): Debian keeps them off the PATH. */
+export function binary(name: string): string {
   for (const dir of BIN_DIRS) {
     const path = join(dir, name)
     if (existsSync(path)) return path
@@ -35,74 +36,113 @@ function binary(name: string): string {
   return name
 }
 
-/** PostgreSQL refuses to run as root; tests that run as root hand the server to `postgres`. */
-function runAs(): Pick<SpawnOptions, 'uid' | 'gid'> {
+/** PostgreSQL and PgBouncer refuse to run as root; a run as root hands them to `postgres`. */
+export function runAs(): Pick<SpawnOptions, 'uid' | 'gid'> {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {}
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
   return { uid, gid }
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+/** A free loopback port in 25000-29999, picked at random (other runs pick theirs from the same range). */
+export async function randomFreePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 25000 + Math.floor(Math.random() * 5000)
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer()
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+  throw new Error('no free port in 25000-29999')
+}
+
+/** A temp directory for private servers, owned by the user they run as. */
+export function serverDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const user = runAs()
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!)
+  return dir
+}
+
+/** `initdb` of a new cluster in `dataDir`, superuser `postgres` trusted. */
+export function initdb(dataDir: string): void {
+  execFileSync(binary('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], {
+    ...runAs(),
+    stdio: 'pipe',
+  })
+}
+
+/** One `postgres` process over a data directory, on a loopback port. */
+export interface PgServer {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres` */
+  readonly url: string
+  readonly port: number
+  readonly dataDir: string
+  /** Starts the server (again) and resolves once it accepts connections. */
+  start(): Promise<void>
+  /** `fast` rolls back open transactions and disconnects clients; `immediate` is a crash. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>
+  running(): boolean
+}
+
+/** A server over an initialised `dataDir` (not started); `settings` are passed as `-c name=value`. */
+export function pgServer(dataDir: string, socketDir: string, port: number, settings: Record<string, string> = {}): PgServer {
+  const user = runAs()
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  let child: ChildProcess | undefined
+  let exited: Promise<void> = Promise.resolve()
+  const handle: PgServer = {
+    url,
+    port,
+    dataDir,
+    running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+    async start() {
+      // fsync off: the data is thrown away, and the run shares its disk with other tests.
+      const args = ['-D', dataDir, '-p', String(port), '-k', socketDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']
+      for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`)
+      child = spawn(binary('postgres'), args, { ...user, stdio: 'ignore' })
+      const started = child
+      exited = new Promise((resolve) => started.once('exit', () => resolve()))
+      const deadline = Date.now() + 30_000
+      for (;;) {
+        const client = new pg.Client({ connectionString: url })
+        client.on('error', () => {})
+        try {
+          await client.connect()
+          await client.end()
+          return
+        } catch (err) {
+          await client.end().catch(() => {})
+          if (Date.now() > deadline || started.exitCode !== null) throw err
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      }
+    },
+    async stop(mode = 'fast') {
+      if (!handle.running()) return
+      // SIGINT is PostgreSQL's fast shutdown, SIGQUIT its immediate one.
+      child!.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT')
+      await exited
+    },
+  }
+  return handle
 }
 
 /** Creates and starts a private PostgreSQL server (about 2 s). Destroy it in afterAll. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const dir = mkdtempSync(join(tmpdir(), 'cal-pg-'))
-  const user = runAs()
-  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!)
+  const dir = serverDir('cal-pg-')
   const dataDir = join(dir, 'data')
-  execFileSync(binary('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], {
-    ...user,
-    stdio: 'pipe',
-  })
-  const port = await freePort()
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
-  let server: ChildProcess | undefined
-  let exited: Promise<void> = Promise.resolve()
-
-  async function waitUntilReady(): Promise<void> {
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      const client = new pg.Client({ connectionString: url })
-      client.on('error', () => {})
-      try {
-        await client.connect()
-        await client.end()
-        return
-      } catch (err) {
-        await client.end().catch(() => {})
-        if (Date.now() > deadline || server?.exitCode !== null) throw err
-        await new Promise((r) => setTimeout(r, 50))
-      }
-    }
-  }
+  initdb(dataDir)
+  const server = pgServer(dataDir, dir, await randomFreePort(), { max_connections: '60' })
+  const url = server.url
 
   const handle: PrivatePostgres = {
     url,
-    port,
-    async start() {
-      // fsync off: the data is thrown away, and the run shares its disk with other tests.
-      server = spawn(
-        binary('postgres'),
-        ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=60'],
-        { ...user, stdio: 'ignore' },
-      )
-      const child = server
-      exited = new Promise((resolve) => child.once('exit', () => resolve()))
-      await waitUntilReady()
-    },
-    async stop(mode = 'fast') {
-      if (!server || server.exitCode !== null) return
-      // SIGINT is PostgreSQL's fast shutdown, SIGQUIT its immediate one.
-      server.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT')
-      await exited
-    },
+    port: server.port,
+    start: () => server.start(),
+    stop: (mode) => server.stop(mode),
     async terminateBackends() {
       const rows = await handle.query<{ ended: boolean }>(
         `select pg_terminate_backend(pid) as ended from pg_stat_activity

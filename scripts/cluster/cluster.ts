@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { randomFreePort, startPgBouncer, type PgBouncer } from '../../test-support/pgbouncer.js'
+import { startPgBouncer, type PgBouncer } from '../../test-support/pgbouncer.js'
+import { randomFreePort } from '../../test-support/private-postgres.js'
 import { startReplicatedPair, type ReplicatedPair } from '../../test-support/replication.js'
 
 // The many-instances harness (issue 32 item 3, docs/scaling.md): on loopback ports in 25000-29999,
