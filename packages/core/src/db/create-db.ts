@@ -66,14 +66,17 @@ function openPostgres(
  * `shared-database.ts`), and how a lost commit is settled beside it.
  */
 export function newPostgresPool(options: Extract<DatabaseOptions, { url: string }>): { pool: pg.Pool; probe: XactStatusProbe } {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     // Fail fast when the server is away instead of queueing requests until the client gives up.
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // A transaction-mode pooler refuses startup parameters: there the timeout is set per
+    // transaction (`behindPoolerHandle`).
+    ...(options.pooler === 'transaction' ? {} : { statement_timeout: statementTimeoutMs }),
     // A server that vanished mid-query never answers; give up client-side too.
-    query_timeout: (options.statementTimeoutMs ?? 30_000) + 2_000,
+    query_timeout: statementTimeoutMs + 2_000,
     types: calendarTypes,
   })
   // A client losing its server emits 'error': an idle one on the pool, a checked-out one on itself.
@@ -98,8 +101,23 @@ export function newPostgresPool(options: Extract<DatabaseOptions, { url: string 
  * Advisory locks are all transaction-scoped (`pg_advisory_xact_lock`) anyway.
  */
 function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, onQuery: QueryListener, schema: string): DatabaseHandle {
-  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
-  const { pool, probe } = newPoolerPool(options)
+  const { pool, probe } = newPostgresPool(options)
+  const handle = behindPoolerHandle(pool, probe, schema, options.statementTimeoutMs ?? 30_000, onQuery)
+  return {
+    ...handle,
+    // This pool is the calendar's own: ended with it (the host-pool wrapper leaves it open).
+    close: async () => {
+      await handle.close()
+      await pool.end()
+    },
+  }
+}
+
+/**
+ * A calendar's handle on `pool`, a pool behind a transaction-mode pooler (`openBehindPooler`; a
+ * calendar set's shares one pool); closing it leaves the pool open.
+ */
+export function behindPoolerHandle(pool: pg.Pool, probe: XactStatusProbe, schema: string, statementTimeoutMs: number, onQuery: QueryListener): DatabaseHandle {
   // Every statement whose parameters can be written in goes in one message with its transaction:
   // without named prepared statements a long one has no kept plan to lose, and the two round trips
   // of a transaction around it (and the connection held meanwhile) would cost more.
@@ -109,29 +127,8 @@ function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, on
     db,
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    // This pool is the calendar's own: ended with it (the host-pool wrapper leaves it open).
-    close: async () => {
-      await db.destroy()
-      await pool.end()
-    },
+    close: () => db.destroy(),
   }
-}
-
-/** The pg pool behind a transaction-mode pooler: no startup parameters (`openBehindPooler`); a calendar's or a set's. */
-export function newPoolerPool(options: Extract<DatabaseOptions, { url: string }>): { pool: pg.Pool; probe: XactStatusProbe } {
-  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
-    query_timeout: statementTimeoutMs + 2_000,
-    types: calendarTypes,
-  })
-  pool.on('error', () => {})
-  pool.on('connect', (client) => client.on('error', () => {}))
-  const probeTimeoutMs = Math.max(options.connectionTimeoutMs ?? 3000, 1000)
-  const probe = freshConnectionProbe({ connectionString: options.url, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs })
-  return { pool, probe }
 }
 
 /**

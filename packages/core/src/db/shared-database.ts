@@ -3,10 +3,9 @@ import type pg from 'pg'
 import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, type XactStatusProbe } from './commit-check.js'
-import { logger, newPoolerPool, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'
+import { behindPoolerHandle, logger, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'
 import { preparingPool, sharedNamer, type ConfigClient, type ConfigPool } from './prepared-statements.js'
 import { SET_SEARCH_PATH } from './schema.js'
-import { localSettingsPool } from './host-pool.js'
 import type { PoolStats } from './health.js'
 
 // Many calendars, one pool (docs/multi-calendar.md). Each calendar keeps its own schema; what they
@@ -89,25 +88,16 @@ export async function openSharedDatabase(options: DatabaseOptions): Promise<Shar
         close: () => db.destroy(),
       }
     }
-  if ('url' in options && options.pooler === 'transaction') {
-    // Behind a transaction-mode pooler nothing stays in a session: SET LOCAL per transaction, as on a host's pool.
-    const { pool, probe } = newPoolerPool(options)
+  if ('url' in options) {
+    const { pool, probe } = newPostgresPool(options)
     const timeoutMs = options.statementTimeoutMs ?? 30_000
     return {
       kind: 'postgres',
-      open: (schema, onQuery) => {
-        const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, timeoutMs), probe) }), log: logger(onQuery) })
-        return { db, kind: 'postgres', poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), close: () => db.destroy() }
-      },
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => pool.end(),
-    }
-  }
-  if ('url' in options) {
-    const { pool, probe } = newPostgresPool(options)
-    return {
-      kind: 'postgres',
-      open: handle('postgres', pool, options.preparedStatements !== false, probe),
+      // Behind a transaction-mode pooler nothing stays in a session: SET LOCAL per transaction, as on a host's pool.
+      open:
+        options.pooler === 'transaction'
+          ? (schema, onQuery) => behindPoolerHandle(pool, probe, schema, timeoutMs, onQuery)
+          : handle('postgres', pool, options.preparedStatements !== false, probe),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => pool.end(),
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, createCalendars, type Calendar } from '@cal-events/core'
 import { BACKEND } from '../../../../test-support/test-db.js'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
 import { startPgBouncer, type PgBouncer } from '../../../../test-support/pgbouncer.js'
@@ -58,5 +58,28 @@ describe.skipIf(BACKEND !== 'postgres')('behind PgBouncer in transaction mode (p
       return { ...settings.rows[0], prepared: prepared.rows[0].n, locks: locks.rows[0].n }
     })
     expect(session).toEqual({ search_path: '"$user", public', statement_timeout: '0', prepared: 0, locks: 0 })
+  })
+  it('a calendar set behind the pooler: two calendars keep apart, nothing left in the server session', async () => {
+    const set = await createCalendars({ database: { url, pooler: 'transaction', poolSize: 2 }, registrySchema: 'cal_pooled_registry' })
+    try {
+      const one = await set.create('pooled-one')
+      const two = await set.create('pooled-two')
+      for (const [calendar, title] of [[one, 'In one'], [two, 'In two']] as const) {
+        await calendar.events.create({ title, start_date: '2026-12-02 10:00:00', end_date: '2026-12-02 11:00:00' })
+      }
+      // Each calendar's reads, many times over (a direct URL would name them), see its own event only.
+      for (let i = 0; i < 4; i++) {
+        expect((await one.events.list({}, { as: null })).events.map((e) => e.title)).toEqual(['In one'])
+        expect((await two.events.list({}, { as: null })).events.map((e) => e.title)).toEqual(['In two'])
+      }
+    } finally {
+      await set.close()
+    }
+    const session = await rawSession(async (client) => {
+      const settings = await client.query(`select current_setting('search_path') as search_path`)
+      const prepared = await client.query('select count(*)::int as n from pg_prepared_statements')
+      return { ...settings.rows[0], prepared: prepared.rows[0].n }
+    })
+    expect(session).toEqual({ search_path: '"$user", public', prepared: 0 })
   })
 })
