@@ -145,7 +145,7 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     }
   }
 
-  async function openCalendar(row: Row, migrate: boolean): Promise<Calendar> {
+  async function openCalendar(row: Row, migrate: boolean, handle = database.open(row.schema_name, options.onQuery)): Promise<Calendar> {
     const own: ResolvedOptions = {
       ...resolveOptions({
         ...shared,
@@ -155,7 +155,6 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       }),
       siteUnderMount: true,
     }
-    const handle = database.open(row.schema_name, own.onQuery)
     if (migrate && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
     else if (!migrate) await assertMigrated(handle.db, row.schema_name)
     const calendar = startCalendar(own, setHandle(handle))
@@ -207,14 +206,17 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       if (await find(key)) throw new TypeError(`A calendar with the key "${key}" exists already.`)
       const handle = database.open(schema, options.onQuery)
       await migrateToLatest(handle.db, schema)
+      let row: Row
       try {
-        await sql`insert into ${table} (key, schema_name, settings) values (${key}, ${schema}, ${JSON.stringify(kept)}::jsonb)`.execute(registry)
+        const { rows } = await sql<Row>`insert into ${table} (key, schema_name, settings) values (${key}, ${schema}, ${JSON.stringify(kept)}::jsonb)
+          returning key, schema_name, settings, created_at`.execute(registry)
+        row = rows[0]!
       } catch (err) {
         if ((err as { code?: string }).code === '23505') throw new TypeError(`The key "${key}" or the schema "${schema}" belongs to another calendar already.`, { cause: err })
         throw err
       }
-      const row = (await find(key))!
-      const opening = openCalendar(row, false)
+      // The calendar runs on the handle that migrated its schema.
+      const opening = openCalendar(row, false, handle)
       touch(key, opening)
       return opening
     },
