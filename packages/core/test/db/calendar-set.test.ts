@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import { createCalendars, type Calendar, type CalendarRequest, type Calendars, type CalendarsOptions } from '@cal-events/core'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
@@ -245,6 +245,29 @@ describe('the other databases of a set', () => {
       await Promise.all([...Array.from({ length: 5 }, () => x.events.create(EVENT)), ...Array.from({ length: 3 }, () => y.events.create(EVENT))])
       expect([(await x.events.list()).total, (await y.events.list()).total]).toEqual([5, 3])
     } finally {
+      await set.close()
+    }
+  })
+
+  it('gives a connection of its own pool another search path only when a checkout is for another calendar', async () => {
+    if (BACKEND !== 'postgres') return
+    // One connection: every checkout is the same one, so each switch shows as one set_config.
+    const set = await createCalendars({ database: { url: scratchUrl, poolSize: 1 } })
+    const switches: string[] = []
+    const query = pg.Client.prototype.query
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && args[0].startsWith("select set_config('search_path'")) switches.push(String((args[1] as unknown[])[0]))
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never
+    })
+    try {
+      const [a4, b4] = [(await set.get('a'))!, (await set.get('b'))!]
+      switches.length = 0
+      for (let i = 0; i < 3; i++) await a4.events.list()
+      for (let i = 0; i < 2; i++) await b4.events.list()
+      await a4.events.list()
+      expect(switches).toEqual(['cal_c_a', 'cal_c_b', 'cal_c_a'])
+    } finally {
+      spy.mockRestore()
       await set.close()
     }
   })
