@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
+import { hostPool, settingsOfEveryConnection, settingsSql } from '../../../../test-support/host-pool.js'
 import { BACKEND } from '../../../../test-support/test-db.js'
 
 // Issue 29 item 9: the host's own pg.Pool (`database: { pool }`) and script calls inside the
@@ -12,7 +13,6 @@ import { BACKEND } from '../../../../test-support/test-db.js'
 const MAX = 3
 /** What the host sets on each of its connections; the calendar must leave all of it as it was. */
 const HOST_SETTINGS = { search_path: 'host_app, public', statement_timeout: '7s', application_name: 'host-app', TimeZone: 'Asia/Tokyo' }
-const SETTINGS_SQL = `select ${Object.keys(HOST_SETTINGS).map((name) => `current_setting('${name}') as "${name}"`).join(', ')}`
 
 const event = (title: string) => ({ title, start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 12:00:00' })
 const NOW = new Date('2026-11-21T00:00:00Z')
@@ -38,10 +38,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     admin = new pg.Client({ connectionString: scratch.url })
     await admin.connect()
     await admin.query('create schema host_app; create table host_app.orders (id serial primary key, event_id int not null, note text)')
-    pool = new pg.Pool({ connectionString: scratch.url, max: MAX })
-    pool.on('connect', (client) => {
-      void client.query(Object.entries(HOST_SETTINGS).map(([name, value]) => `set ${name} = ${name === 'search_path' ? value : `'${value}'`}`).join('; '))
-    })
+    pool = hostPool(scratch.url, MAX, HOST_SETTINGS)
     watching = setInterval(() => {
       backends().then((n) => (peak = Math.max(peak, n)), () => {})
     }, 5)
@@ -55,16 +52,6 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     await scratch.drop()
   })
 
-  /** The settings of every connection the pool holds (all checked out at once, so each is seen). */
-  async function settingsOfEveryConnection(): Promise<Record<string, string>[]> {
-    const clients = await Promise.all(Array.from({ length: MAX }, () => pool.connect()))
-    try {
-      return await Promise.all(clients.map(async (c) => (await c.query(SETTINGS_SQL)).rows[0]))
-    } finally {
-      for (const c of clients) c.release()
-    }
-  }
-
   it('works in its schema on the host pool and leaves every connection as the host set it', async () => {
     const created = await calendar.events.create(event('On the host pool'))
     await calendar.events.update(created.id, { title: 'Renamed on the host pool' })
@@ -75,7 +62,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     // In the host's database, through the host's pool.
     expect((await admin.query('select title from cal_events.events')).rows).toEqual([{ title: 'Renamed on the host pool' }])
     expect(await calendar.health()).toMatchObject({ ready: true })
-    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
     // The host's unqualified names still reach its own tables.
     expect((await pool.query('select count(*)::int as n from orders')).rows[0].n).toBe(0)
     expect(peak).toBeGreaterThan(0)
@@ -111,7 +98,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
     } finally {
       await counted.close()
     }
-    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
   })
 
   it("applies the calendar's statement timeout to its statements on the host's connections", async () => {
@@ -128,7 +115,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
       await blocker.end()
       await timed.close()
     }
-    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
   })
 
   it('survives the server dropping a connection the calendar holds: the call fails, the broken connection is not handed back', async () => {
@@ -155,7 +142,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
       await blocker.end()
     }
     // Every connection the host gets now works and is as the host set it.
-    expect(await settingsOfEveryConnection()).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual(Array.from({ length: MAX }, () => HOST_SETTINGS))
     expect((await calendar.events.list()).events.length).toBeGreaterThan(0)
   })
 
@@ -169,7 +156,7 @@ describe.skipIf(BACKEND !== 'postgres')('host resources on PostgreSQL', () => {
       const created = await calendar.withTransaction(client, (cal) => cal.events.create(event('Committed together'), { idempotencyKey: 'commit-key' }))
       id = created.id
       // The host's own statements in the same transaction still see the host's search path.
-      expect((await client.query(SETTINGS_SQL)).rows[0]).toEqual(HOST_SETTINGS)
+      expect((await client.query(settingsSql(HOST_SETTINGS))).rows[0]).toEqual(HOST_SETTINGS)
       await client.query('insert into orders (event_id, note) values ($1, $2)', [id, 'paid'])
       // Not visible to anyone else before the commit.
       await expect(calendar.events.get(id)).rejects.toMatchObject({ code: 'EVENT_NOT_FOUND' })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
+import { hostPool, settingsOfEveryConnection } from '../../../../test-support/host-pool.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
 // Issue 29 item 9 over HTTP: a calendar built on the host's own pg.Pool, mounted in the host's app.
@@ -11,7 +12,6 @@ import { startServer, type TestServer } from '../../../../test-support/http.js'
 
 const MAX = 2
 const HOST_SETTINGS = { search_path: 'host_app, public', statement_timeout: '9s' }
-const SETTINGS_SQL = `select current_setting('search_path') as search_path, current_setting('statement_timeout') as statement_timeout`
 const NOW = new Date('2026-11-21T00:00:00Z')
 const event = (title: string) => ({ title, start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 12:00:00' })
 
@@ -24,8 +24,7 @@ describe('a calendar on the host pool, over HTTP', () => {
 
   beforeAll(async () => {
     await scratch.create()
-    pool = new pg.Pool({ connectionString: scratch.url, max: MAX })
-    pool.on('connect', (client) => void client.query(`set search_path = host_app, public; set statement_timeout = '9s'`))
+    pool = hostPool(scratch.url, MAX, HOST_SETTINGS)
     await pool.query('create schema host_app; create table host_app.orders (id serial primary key, event_id int not null)')
     calendar = await createCalendar({ database: { pool }, now: () => NOW, publicBaseUrl: 'http://cal.test' })
     server = await startServer(calendar, '/api')
@@ -37,15 +36,6 @@ describe('a calendar on the host pool, over HTTP', () => {
     await pool?.end()
     await scratch.drop()
   })
-
-  async function settingsOfEveryConnection(): Promise<Record<string, string>[]> {
-    const clients = await Promise.all(Array.from({ length: MAX }, () => pool.connect()))
-    try {
-      return await Promise.all(clients.map(async (c) => (await c.query(SETTINGS_SQL)).rows[0]))
-    } finally {
-      for (const c of clients) c.release()
-    }
-  }
 
   /** The titles of the anonymous list, read until the hot-read cache keeps it. */
   async function listed(): Promise<string[]> {
@@ -65,7 +55,7 @@ describe('a calendar on the host pool, over HTTP', () => {
     expect(updated.status).toBe(200)
     for (let i = 0; i < 3; i++) expect(await listed()).toEqual(['Mounted, renamed'])
     expect((await server.request('GET', '/venues')).status).toBe(200)
-    expect(await settingsOfEveryConnection()).toEqual([HOST_SETTINGS, HOST_SETTINGS])
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual([HOST_SETTINGS, HOST_SETTINGS])
     expect(pool.totalCount).toBeLessThanOrEqual(MAX)
   })
 
@@ -97,6 +87,6 @@ describe('a calendar on the host pool, over HTTP', () => {
     }
     expect(await listed()).toEqual([...before, 'Committed over HTTP'])
     expect((await pool.query('select count(*)::int as n from orders')).rows[0].n).toBe(1)
-    expect(await settingsOfEveryConnection()).toEqual([HOST_SETTINGS, HOST_SETTINGS])
+    expect(await settingsOfEveryConnection(pool, MAX, HOST_SETTINGS)).toEqual([HOST_SETTINGS, HOST_SETTINGS])
   })
 })
