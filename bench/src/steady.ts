@@ -3,6 +3,7 @@ import { CALENDAR_SCHEMA_OPTION } from './db.js'
 import { measure, type LoadResult } from './load.js'
 import { allScenarios, type Targets } from './scenarios.js'
 import { ADMIN_TOKEN, startCalendarServer, type RunningServer } from './server.js'
+import { seededRandom } from '../../test-support/seeded-random.js'
 
 // Steady state (issue 34): a calendar in use is never a fresh seed. The read scenarios are
 // measured on the seed, then a history of writes goes through the API (creates, updates, trashes
@@ -53,17 +54,6 @@ interface Vocabulary {
 
 type Opts = { connections: number; duration: number; warmup: number }
 
-/** A small deterministic generator (mulberry32), so two runs write the same history. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function pick<T>(next: () => number, from: readonly T[], n: number): T[] {
   const out = new Set<T>()
   while (out.size < Math.min(n, from.length)) out.add(from[Math.floor(next() * from.length)]!)
@@ -112,7 +102,7 @@ async function api(server: RunningServer, method: string, path: string, body?: u
  * trashes, interleaved, by 4 clients at once (a busy calendar's editors, not a load test).
  */
 async function history(server: RunningServer, v: Vocabulary, creates: number): Promise<{ seconds: number; failed: number }> {
-  const next = random(34)
+  const next = seededRandom(34)
   const base = new Date()
   const ops: ('create' | 'update' | 'trash')[] = []
   for (let i = 0; i < creates; i++) ops.push('create', 'update')
@@ -171,7 +161,7 @@ async function concurrency(url: string, v: Vocabulary, perClient: number): Promi
   try {
     await Promise.all(
       Array.from({ length: clients }, async (_, c) => {
-        const next = random(1000 + c)
+        const next = seededRandom(1000 + c)
         for (let op = 0; op < perClient; op++) {
           const roll = next()
           let status: number

@@ -2,21 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { seededRandom } from '../../../../test-support/seeded-random.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const CLIENTS = 16
 const OPS_PER_CLIENT = 12
-
-/** A small deterministic generator (mulberry32): the same interleaving of choices on every run. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** `n` distinct items of `from` in a random order. */
 function pick<T>(next: () => number, from: readonly T[], n: number): T[] {
@@ -50,7 +40,7 @@ describe('concurrent writes with overlapping terms over HTTP', () => {
     tags = []
     for (let i = 0; i < 6; i++) categories.push((await calendar.categories.create({ name: `Shared ${i}` })).id)
     for (let i = 0; i < 6; i++) tags.push((await calendar.tags.create({ name: `shared-${i}` })).id)
-    const next = random(7)
+    const next = seededRandom(7)
     for (let i = 0; i < 48; i++) {
       const event = await calendar.events.create({
         title: `Contended ${i}`,
@@ -74,7 +64,7 @@ describe('concurrent writes with overlapping terms over HTTP', () => {
     const statuses: number[] = []
     const failures: unknown[] = []
     const client = async (n: number) => {
-      const next = random(100 + n)
+      const next = seededRandom(100 + n)
       for (let op = 0; op < OPS_PER_CLIENT; op++) {
         const roll = next()
         const day = String(Math.floor(next() * 27) + 1).padStart(2, '0')
