@@ -54,7 +54,19 @@ function onPrimary(x: HttpExchange): boolean {
   const operation = need(x.operation, 'the operation')
   if (operation.policy?.replica === 'primary') return true
   const query = need(x.query, 'the query')
-  return paramsWith(operation.args, 'sync', 'walk').some((name) => query[name] !== undefined)
+  return walkParams(operation.args).some((name) => query[name] !== undefined)
+}
+
+const walkParamsOf = new WeakMap<object, readonly string[]>()
+
+/** A sync walk's own parameters among an operation's declared ones, worked out once per operation (as `cacheRules`). */
+function walkParams(args: Parameters<typeof paramsWith>[0]): readonly string[] {
+  let names = walkParamsOf.get(args)
+  if (!names) {
+    names = paramsWith(args, 'sync', 'walk')
+    walkParamsOf.set(args, names)
+  }
+  return names
 }
 
 /**
