@@ -6,6 +6,7 @@ import type { ResponseCacheOptions } from '../config/service-options.js'
 import { checkChanges, takePoint, takePointWithLsn, type ChangePoint } from '../changes/change-log.js'
 import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
+import { answerSize, ByteLru } from './byte-lru.js'
 import { NOT_MODIFIED_HEADERS, noneMatchHits } from './conditional.js'
 import type { CalendarResponse } from './request.js'
 
@@ -28,9 +29,6 @@ import type { CalendarResponse } from './request.js'
 //   window, `only_with_upcoming`, relative dates) is served only within the clock slot it was made
 //   in: the UTC minute when the default window is all it could depend on (its bounds are dates in
 //   the site zone, which change on whole minutes), else the second (times are kept to the second).
-
-/** Per-entry bookkeeping counted against `maxBytes` besides the text (key, headers object, point). */
-const ENTRY_OVERHEAD = 512
 
 const MINUTE_MS = 60_000
 const SECOND_MS = 1000
@@ -218,47 +216,27 @@ export function createResponseCache(
 ): ResponseCache | undefined {
   if (options === false) return undefined
   const { maxBytes, maxEntries } = options
-  // Map order is recency: a hit moves its entry to the end, eviction takes from the front.
-  const entries = new Map<string, Entry>()
+  const entries = new ByteLru<Entry>(maxBytes, maxEntries)
   // Keys asked once. An answer is kept from its second request on, so that one-off URLs (a new date
   // window per request) cost no extra statement for the point.
   const seen = new Map<string, true>()
-  let bytes = 0
-  /** Answers whose point came from this check or an earlier one are stale (a later check found a change). */
-  let staleThrough = 0
 
-  const drop = (key: string) => {
-    const entry = entries.get(key)
-    if (!entry) return
-    entries.delete(key)
-    bytes -= entry.size
-  }
-
-  validator.onChange((through) => {
-    staleThrough = Math.max(staleThrough, through)
-    for (const [key, entry] of entries) if (entry.base <= through) drop(key)
-  })
+  validator.onChange((through) => entries.dropWhere((entry) => entry.base <= through))
 
   const current = (entry: Entry) => entry.clock === undefined || Math.floor(now().getTime() / entry.clock.unit) === entry.clock.slot
 
   /** `entry` after the check a request waited for: still what a read now would return? */
   function valid(key: string, entry: Entry): boolean {
-    if (entry.base > staleThrough && current(entry)) {
-      if (entries.get(key) === entry) {
-        entries.delete(key)
-        entries.set(key, entry)
-      }
+    if (entry.base > validator.staleThrough() && current(entry)) {
+      entries.touch(key, entry)
       return true
     }
-    if (entries.get(key) === entry) drop(key)
+    if (entries.holds(key, entry)) entries.drop(key)
     return false
   }
 
   // Bytes made for the fast path count against `maxBytes` too (while the entry is still kept).
-  const grow = (entry: Entry, added: number) => {
-    entry.size += added
-    if (entries.get(entry.key) === entry) bytes += added
-  }
+  const grow = (entry: Entry, added: number) => entries.grow(entry.key, entry, added)
 
   function kept(entry: Entry): KeptAnswer {
     const bytesOf = () => {
@@ -305,7 +283,7 @@ export function createResponseCache(
   const keyFor = (parts: CacheKeyParts) => `${parts.namespace}\n${parts.origin ?? ''}\n${parts.mountPath ?? ''}\n${parts.path}\n${parts.query}`
 
   return {
-    stats: () => ({ entries: entries.size, bytes, checks: validator.checks() }),
+    stats: () => ({ entries: entries.count, bytes: entries.bytes, checks: validator.checks() }),
     fresh(parts) {
       const key = keyFor(parts)
       const entry = entries.get(key)
@@ -335,19 +313,12 @@ export function createResponseCache(
         keep(status, headers, text, clock, readPosition) {
           // A check since the point found a change: the answer may already be stale. Read on a
           // replica behind the point: it may miss a write the point shows.
-          if (point === undefined || point.seq <= staleThrough || headers.ETag === undefined || !readCovers(point, readPosition)) return
-          const size = text.length + ENTRY_OVERHEAD + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0)
+          if (point === undefined || point.seq <= validator.staleThrough() || headers.ETag === undefined || !readCovers(point, readPosition)) return
+          const size = answerSize(text.length, headers)
           if (size > maxBytes / 16) return // one huge page must not flush everything else
           const unit = secondGrained ? SECOND_MS : MINUTE_MS
           const slot = clock.read ? { unit, slot: Math.floor(clock.now().getTime() / unit) } : undefined
-          drop(key)
-          const entry: Entry = { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock: slot, size }
-          entries.set(key, entry)
-          bytes += size
-          for (const oldest of entries.keys()) {
-            if (bytes <= maxBytes && entries.size <= maxEntries) break
-            drop(oldest)
-          }
+          entries.set(key, { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock: slot, size })
         },
       }
     },

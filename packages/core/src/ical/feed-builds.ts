@@ -1,6 +1,7 @@
 import type { FeedOptions } from '../config/service-options.js'
 import { CalendarError } from '../errors.js'
 import { readCovers, type ChangeValidator, type Check } from '../http/response-cache.js'
+import { answerSize, ByteLru } from '../http/byte-lru.js'
 import { createFeedWorkers, type FeedWorkers } from './feed-workers.js'
 
 // Feeds bounded (issue 28 item 4, docs/ical.md "Bounds and the shared answer"). Building a feed is
@@ -37,9 +38,6 @@ export interface FeedBuilds {
   /** Stops the worker threads (the calendar's `close()`). */
   close(): Promise<void>
 }
-
-/** Per-entry bookkeeping counted against `cacheBytes` besides the text. */
-const ENTRY_OVERHEAD = 512
 
 interface Entry {
   answer: FeedAnswer
@@ -102,52 +100,32 @@ function createLimiter(o: Pick<FeedOptions, 'concurrency' | 'queue' | 'queueWait
 export function createFeedBuilds(options: FeedOptions, validator: ChangeValidator): FeedBuilds {
   const limiter = createLimiter(options)
   const workers = options.workers > 0 ? createFeedWorkers(options.workers) : undefined
-  // Map order is recency: a hit moves its entry to the end, eviction takes from the front.
-  const entries = new Map<string, Entry>()
+  const entries = new ByteLru<Entry>(options.cacheBytes)
   const building = new Map<string, Promise<void>>()
-  let bytes = 0
 
-  const drop = (key: string) => {
-    const entry = entries.get(key)
-    if (!entry) return
-    entries.delete(key)
-    bytes -= entry.size
-  }
-
-  validator.onChange((through) => {
-    for (const [key, entry] of entries) if (entry.base <= through) drop(key)
-  })
+  validator.onChange((through) => entries.dropWhere((entry) => entry.base <= through))
 
   function keep(key: string, answer: FeedAnswer, point: Check) {
     // A check since the point found a change: the answer may already be stale.
     if (options.cacheBytes === 0 || point.seq <= validator.staleThrough()) return
-    let size = ENTRY_OVERHEAD
-    for (const chunk of answer.chunks) size += chunk.length
-    for (const [name, value] of Object.entries(answer.headers)) size += name.length + value.length
+    const size = answerSize(answer.chunks.reduce((n, chunk) => n + chunk.length, 0), answer.headers)
     // One huge feed must not flush every other one.
     if (size > options.cacheBytes / 2) return
-    drop(key)
     entries.set(key, { answer, base: point.seq, size })
-    bytes += size
-    for (const oldest of entries.keys()) {
-      if (bytes <= options.cacheBytes) break
-      drop(oldest)
-    }
   }
 
   return {
     options,
     workers,
     close: async () => workers?.close(),
-    stats: () => ({ entries: entries.size, bytes, building: limiter.active(), waiting: limiter.waiting() }),
+    stats: () => ({ entries: entries.count, bytes: entries.bytes, building: limiter.active(), waiting: limiter.waiting() }),
     async kept(key) {
       await building.get(key)
       const entry = entries.get(key)
       if (!entry) return undefined
       await validator.next()
-      if (entries.get(key) !== entry || entry.base <= validator.staleThrough()) return undefined
-      entries.delete(key)
-      entries.set(key, entry)
+      if (!entries.holds(key, entry) || entry.base <= validator.staleThrough()) return undefined
+      entries.touch(key, entry)
       return entry.answer
     },
     async build(key, make, readPosition) {
