@@ -66,16 +66,23 @@ function calendarOf(c: FeedCalendar): ICalCalendar {
   return found
 }
 
-/** The text of one piece of a feed, whole (in a worker thread; on the event loop, `buildFeed` slices the same work). */
-export function feedText(task: FeedTextTask): string {
+/**
+ * The text of one piece of a feed in steps of one VTIMEZONE or VEVENT: a worker thread joins them
+ * (`feedText`), the event loop yields between them (`buildFeed` without workers).
+ */
+export function* feedTextSteps(task: FeedTextTask): Generator<string, void, undefined> {
   const calendar = calendarOf(task.calendar)
-  if (task.kind === 'head') return calendarHead(calendar) + timezones(task.zones)
-  let text = ''
-  for (const row of task.rows) text += veventText(calendar, row, task.ctx)
-  return text
+  if (task.kind === 'head') {
+    yield calendarHead(calendar)
+    for (const zone of task.zones) yield timezones([zone])
+    return
+  }
+  for (const row of task.rows) yield veventText(calendar, row, task.ctx)
 }
 
-/** The VEVENT of one row of a feed, on the calendar `c` (the event-loop path, one row per step). */
-export function feedEventText(c: FeedCalendar, row: EventRow, ctx: IcalContext): string {
-  return veventText(calendarOf(c), row, ctx)
+/** The text of one piece of a feed, whole (in a worker thread). */
+export function feedText(task: FeedTextTask): string {
+  let text = ''
+  for (const step of feedTextSteps(task)) text += step
+  return text
 }

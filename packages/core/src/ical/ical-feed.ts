@@ -8,7 +8,7 @@ import type { EventRow } from '../events/event.serializer.js'
 import { pageBound } from '../db/sql-literals.js'
 import { wallFromDb } from '../time/wall-time.js'
 import { icalContext, veventText } from './ical-event.js'
-import { CALENDAR_END, calendarHead, feedEventText, feedText, icalCalendar, timezones, type FeedCalendar, type FeedTextTask, type ZoneYears } from './feed-text.js'
+import { CALENDAR_END, calendarHead, feedTextSteps, icalCalendar, timezones, type FeedCalendar, type FeedTextTask, type ZoneYears } from './feed-text.js'
 import { FeedWorkersUnavailable, type FeedWorkers } from './feed-workers.js'
 
 export { icalCalendar, type ZoneYears }
@@ -132,42 +132,33 @@ class FeedTexts {
     this.sliceStart = performance.now()
   }
 
-  /** The text of `task`, from a worker; `undefined` when none could be started (then the caller builds it here). */
-  private async fromWorker(task: FeedTextTask): Promise<string | undefined> {
-    if (this.inLoop) return undefined
-    try {
-      return await this.workers!.text(task)
-    } catch (err) {
-      if (!(err instanceof FeedWorkersUnavailable)) throw err
-      this.inLoop = true
-      return undefined
+  /** The text of `task`: from a worker, else (none could be started) here, a slice at a time. */
+  private async text(task: FeedTextTask): Promise<string> {
+    if (!this.inLoop) {
+      try {
+        return await this.workers!.text(task)
+      } catch (err) {
+        if (!(err instanceof FeedWorkersUnavailable)) throw err
+        this.inLoop = true
+      }
     }
-  }
-
-  /** The calendar's lines and the VTIMEZONEs of `zones`. */
-  async head(zones: readonly ZoneYears[]): Promise<string> {
-    const built = await this.fromWorker({ kind: 'head', calendar: this.calendar, zones })
-    if (built !== undefined) return built
-    let head = feedText({ kind: 'head', calendar: this.calendar, zones: [] })
-    for (const zone of zones) {
-      head += timezones([zone])
-      await this.slice()
-    }
-    return head
-  }
-
-  /** The VEVENTs of `rows`. */
-  async events(rows: readonly EventRow[]): Promise<string> {
-    // Only what a VEVENT reads of the call crosses to the worker (it is copied).
-    const ctx = icalContext(this.ctx)
-    const built = await this.fromWorker({ kind: 'events', calendar: this.calendar, rows, ctx })
-    if (built !== undefined) return built
     let text = ''
-    for (const row of rows) {
-      text += feedEventText(this.calendar, row, ctx)
+    for (const step of feedTextSteps(task)) {
+      text += step
       await this.slice()
     }
     return text
+  }
+
+  /** The calendar's lines and the VTIMEZONEs of `zones`. */
+  head(zones: readonly ZoneYears[]): Promise<string> {
+    return this.text({ kind: 'head', calendar: this.calendar, zones })
+  }
+
+  /** The VEVENTs of `rows`. */
+  events(rows: readonly EventRow[]): Promise<string> {
+    // Only what a VEVENT reads of the call crosses to the worker (it is copied).
+    return this.text({ kind: 'events', calendar: this.calendar, rows, ctx: icalContext(this.ctx) })
   }
 }
 
