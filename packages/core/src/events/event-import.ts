@@ -10,10 +10,10 @@ import { CalendarError, invalidParams } from '../errors.js'
 import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
 import { createLinked } from '../linked/linked.write.js'
 import { initialPostDraft } from '../posts/lifecycle.js'
+import { uniqueSlugs } from '../posts/slug-store.js'
 import { resolveImage } from '../posts/write-inputs.js'
-import { answerLookups, WriteLookups } from '../posts/write-lookups.js'
+import { answerLookups, originKey, WriteLookups, type LookupAnswers } from '../posts/write-lookups.js'
 import { materialiseSeries } from '../recurrence/index.js'
-import { withSuffix } from '../shared/slug.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
 import { resolveTermNames, splitTermItems } from '../terms/term-links.js'
 import { eventWriteArgs } from './event.args.js'
@@ -142,7 +142,7 @@ async function runBatch(deps: ImportDeps, batch: Item[], options: ImportBatchOpt
   const found = uids.length === 0 ? [] : await eventsByOrigin(ctx, uids)
   const byOrigin = new Map(found.map((row) => [row.origin_uid!, row]))
   const needs = new WriteLookups()
-  const drafts = new Map<Item, (answers: Parameters<ReturnType<typeof draftEventWrite>>[0]) => EventWritePlan>()
+  const drafts = new Map<Item, (answers: LookupAnswers) => EventWritePlan>()
   const next: Item[] = []
   for (const item of live) {
     const existing = item.origin ? byOrigin.get(item.origin) : undefined
@@ -162,11 +162,17 @@ async function runBatch(deps: ImportDeps, batch: Item[], options: ImportBatchOpt
       fail(summary, item, err)
     }
   }
-  const answers = needs.empty ? undefined : await answerLookups(ctx.db, needs, ctx.principal)
+  // The batch's origin ids were asked above: their holders answer the drafts' origin checks,
+  // which are not asked again.
+  const asked = needs.origins.get(ctx.language)
+  for (const uid of uids) asked?.delete(uid)
+  if (asked?.size === 0) needs.origins.delete(ctx.language)
+  const answers = await answerLookups(ctx.db, needs, ctx.principal)
+  for (const row of found) answers.origins.set(originKey(row.language, row.origin_uid!), row.id)
   live = []
   for (const item of next) {
     try {
-      const plan = drafts.get(item)!(answers ?? { users: new Set(), images: new Set(), linked: { venues: new Set(), organizers: new Set() }, origins: new Map() })
+      const plan = drafts.get(item)!(answers)
       require(ctx.principal, item.existing ? canEditItem(ctx.principal, item.existing) : canEditType(ctx.principal))
       require(ctx.principal, plannedAuthors(plan).every((author) => canAssignAuthor(ctx.principal, author)))
       await verifyEventPlan(plan)
@@ -277,6 +283,8 @@ async function writeBatch(
   const creates = items.filter((i) => !i.existing)
   if (creates.length === 0) return { created: 0, updated }
   const rows: Record<string, unknown>[] = []
+  // The rows whose slug (its base so far) is made unique, as a single create's is.
+  const slugged: number[] = []
   const links: { organizers: number[]; terms: { taxonomy: string; id: number }[] }[] = []
   for (const item of creates) {
     const plan = plans.get(item)!
@@ -295,14 +303,16 @@ async function writeBatch(
     }
     if (plan.title !== undefined) cols.title = plan.title.trim()
     const { columns: post, slugToMakeUnique } = initialPostDraft('events', (cols.title as string | undefined) ?? '', plan, ctx)
-    rows.push({ ...cols, ...post, ...(slugToMakeUnique ? { slug: { base: post.slug } } : {}) })
+    rows.push({ ...cols, ...post })
+    if (slugToMakeUnique) slugged.push(rows.length - 1)
     const terms: { taxonomy: string; id: number }[] = []
     for (const taxonomy of TAXONOMIES) {
       for (const id of new Set(splitTermItems(taxonomy, plan[taxonomy.plural] ?? []).ids)) terms.push({ taxonomy: taxonomy.name, id })
     }
     links.push({ organizers: [...new Set(organizers)], terms })
   }
-  await pickSlugs(trx, rows, language)
+  const free = await uniqueSlugs(trx, 'events', slugged.map((i) => rows[i]!.slug as string), language)
+  slugged.forEach((row, i) => (rows[row]!.slug = free[i]))
   const inserted = await trx
     .insertInto('events')
     .values(rows as never[])
@@ -341,26 +351,3 @@ async function writeBatch(
 }
 
 const termKey = (taxonomy: string, name: string) => `terms:${taxonomy}:${name.trim().toLowerCase()}`
-
-/**
- * Gives each new public event of a batch a free slug (`base`, `base-2`…), as `uniqueSlug` would one
- * at a time: the bases' locks in one statement (sorted), the slugs taken in one, the rest here.
- */
-async function pickSlugs(trx: Transaction<DB>, rows: Record<string, unknown>[], language: string): Promise<void> {
-  const wanting = rows.filter((r) => typeof r.slug === 'object' && r.slug !== null)
-  if (wanting.length === 0) return
-  const bases = [...new Set(wanting.map((r) => (r.slug as { base: string }).base))].sort()
-  await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${bases.map((b) => `events:${language}:${b}`)}::text[]) k order by k) s`.execute(trx)
-  // `~>=~`/`~<~` compare as the pattern index orders (`events_slug_pattern`): the slugs `base-…`.
-  const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${bases}::text[]) b(base)
-      cross join lateral (select slug from events where language = ${language}
-        and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e`.execute(trx)
-  const used = new Set(taken.map((t) => t.slug))
-  for (const row of wanting) {
-    const base = (row.slug as { base: string }).base
-    let slug = base
-    for (let n = 2; used.has(slug); n++) slug = withSuffix(base, n)
-    used.add(slug)
-    row.slug = slug
-  }
-}

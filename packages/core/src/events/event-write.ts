@@ -64,7 +64,8 @@ export async function planEventWrite(
 ): Promise<EventWritePlan> {
   const needs = new WriteLookups()
   const finish = draftEventWrite(input, existing, ctx, needs)
-  return finish(needs.empty ? EMPTY_ANSWERS : await answerLookups(db, needs, ctx.principal))
+  // Nothing registered: the answers come back empty without a statement.
+  return finish(await answerLookups(db, needs, ctx.principal))
 }
 
 /**
@@ -185,8 +186,6 @@ export function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
   const inline = [...(plan.venue ?? []), ...(plan.organizers ?? [])].map((ref) => ('create' in ref ? (ref.create.author as number | undefined) : undefined))
   return [plan.author, ...inline]
 }
-
-const EMPTY_ANSWERS: LookupAnswers = { users: new Set(), images: new Set(), linked: { venues: new Set(), organizers: new Set() }, origins: new Map() }
 
 /**
  * Runs the costly checks of a plan, after the permission check and before anything is written:

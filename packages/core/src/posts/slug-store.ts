@@ -41,10 +41,37 @@ export async function uniqueSlug(
   }
 }
 
+/** The advisory lock key of a base slug: one key for `lockSlug` and `uniqueSlugs`, so single and batch writers queue together. */
+function slugLockKey(scope: SlugScope, base: string, language: string): string {
+  return `${typeof scope === 'string' ? scope : scope.taxonomy.slugNamespace}:${language}:${base}`
+}
+
 /** Takes the transaction's lock on a base slug of a scope: writers of one base slug queue until COMMIT. */
 export async function lockSlug(trx: Db, scope: SlugScope, base: string, language: string): Promise<void> {
-  const lockScope = typeof scope === 'string' ? scope : scope.taxonomy.slugNamespace
-  await sql`select pg_advisory_xact_lock(hashtext(${`${lockScope}:${language}:${base}`}))`.execute(trx)
+  await sql`select pg_advisory_xact_lock(hashtext(${slugLockKey(scope, base, language)}))`.execute(trx)
+}
+
+/**
+ * `uniqueSlug` for a batch of new items of a post table (`bases` one per item, repeats allowed):
+ * the bases' locks in one statement (sorted, so batches take them in one order), the slugs taken
+ * in one, a free slug for each item picked here. Returns the slugs in the order of `bases`.
+ */
+export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organizers', bases: readonly string[], language: string): Promise<string[]> {
+  if (bases.length === 0) return []
+  const distinct = [...new Set(bases)].sort()
+  const keys = distinct.map((base) => slugLockKey(table, base, language))
+  await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${keys}::text[]) k order by k) s`.execute(trx)
+  // `~>=~`/`~<~` compare as the pattern index orders (`events_slug_pattern`): the slugs `base-…`.
+  const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${distinct}::text[]) b(base)
+      cross join lateral (select slug from ${sql.table(table)} where language = ${language}
+        and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e`.execute(trx)
+  const used = new Set(taken.map((t) => t.slug))
+  return bases.map((base) => {
+    let slug = base
+    for (let n = 2; used.has(slug); n++) slug = withSuffix(base, n)
+    used.add(slug)
+    return slug
+  })
 }
 
 /**
