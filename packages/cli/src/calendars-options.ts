@@ -1,10 +1,13 @@
-import type { CalendarsOptions } from '@cal-events/core'
+import type { CalendarOptions } from '@cal-events/core'
 import type { ServerConfig } from './config.js'
 
 // Apart from the server: the `calendars` command and `--calendar` of the tools load no Express.
 
-/** The options of the calendar set a configuration names (also the `calendars` and `--calendar` commands'). */
-export function calendarsOptions(config: ServerConfig, onError?: (err: unknown) => void): CalendarsOptions {
+/**
+ * The calendar options a configuration names, shared by one calendar (`serve`) and a calendar set
+ * (`CAL_MULTI_CALENDAR=1`, the `calendars` and `--calendar` commands).
+ */
+export function calendarsOptions(config: ServerConfig, onError?: (err: unknown) => void): Omit<CalendarOptions, 'schema' | 'authenticate'> {
   return {
     variant: config.variant,
     siteTimezone: config.siteTimezone,

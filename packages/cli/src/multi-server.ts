@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import compression from 'compression'
 import express from 'express'
 import { createCalendars, NAMESPACE, type Calendars } from '@cal-events/core'
@@ -7,6 +6,7 @@ import { answerClientError, createCalendarRouter, createHealthRouter, createRefe
 import type { DestinationStream } from 'pino'
 import type { ServerConfig } from './config.js'
 import { calendarsOptions } from './calendars-options.js'
+import { gracefulClose, listen, origin } from './listen.js'
 import { createLogger, requestLogger } from './logging.js'
 
 /** Where the calendars are served: `/calendars/{key}/cal/events/v1`. */
@@ -22,8 +22,6 @@ export interface CalendarsServer {
   close(): Promise<void>
 }
 
-const SHUTDOWN_GRACE_MS = 10_000
-
 /**
  * The server of `CAL_MULTI_CALENDAR=1`: every calendar of the database's registry under
  * `/calendars/{key}` on one pool (an unknown key 404, a malformed one 400, in the error shape),
@@ -33,44 +31,26 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function startCalendarsServer(config: ServerConfig, logDestination?: DestinationStream): Promise<CalendarsServer> {
   const logger = createLogger(config.logLevel ?? 'info', logDestination)
   const calendars = await createCalendars(calendarsOptions(config, (err) => logger.error({ err }, 'unexpected error')))
-  let closing: Promise<void> | undefined
+  // Read by the readiness check, which answers before it is set (once listening): not a const.
+  // eslint-disable-next-line prefer-const
+  let shutdown: ReturnType<typeof gracefulClose> | undefined
   let server: Server
   try {
     const app = express()
     app.disable('x-powered-by')
     if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy)
     if (logger.level !== 'silent') app.use(requestLogger(logger))
-    app.use(createHealthRouter(calendars, { ready: () => !closing }))
+    app.use(createHealthRouter(calendars, { ready: () => !shutdown?.closing() }))
     if (config.compression ?? true) app.use(compression({ threshold: 1024 }))
     const reference = await createReferenceRouter().catch(() => undefined)
     if (reference) app.use(`${CALENDARS_MOUNT}/:key`, reference)
     app.use(`${CALENDARS_MOUNT}/:key`, createCalendarRouter((req) => calendars.resolve(req.params.key as string)))
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = createServer(app as (req: IncomingMessage, res: ServerResponse) => void).listen(config.port, config.host)
-      s.once('listening', () => resolve(s))
-      s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new Error(`Port ${config.port} is already in use (${config.host}:${config.port}); set PORT to another port.`) : err))
-    })
+    server = await listen(app as (req: IncomingMessage, res: ServerResponse) => void, config.port, config.host)
     server.on('clientError', answerClientError)
   } catch (err) {
     await calendars.close()
     throw err
   }
-  const { port } = server.address() as AddressInfo
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  return {
-    url: `http://${host}:${port}${CALENDARS_MOUNT}/{key}/${NAMESPACE}`,
-    server,
-    calendars,
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeIdleConnections()
-          setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
-        })
-        await calendars.close()
-      })()
-      return closing
-    },
-  }
+  shutdown = gracefulClose(server, () => calendars.close())
+  return { url: `${origin(server, config.host)}${CALENDARS_MOUNT}/{key}/${NAMESPACE}`, server, calendars, close: shutdown.close }
 }

@@ -1,14 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import compression from 'compression'
 import express from 'express'
 import { createCalendar, NAMESPACE, type Calendar } from '@cal-events/core'
 import { answerClientError, createCalendarRouter, createHealthRouter, createMetricsRouter, createReferenceRouter } from '@cal-events/http-express'
 import type { DestinationStream } from 'pino'
 import type { ServerConfig } from './config.js'
+import { calendarsOptions } from './calendars-options.js'
 import { createLogger, requestLogger } from './logging.js'
 import { isCalendarEmpty, seedDemoData, type DemoSummary } from './demo-data.js'
 import { cacheFastPath } from './fast-path.js'
+import { gracefulClose, listen, origin } from './listen.js'
 
 /** A running calendar server (`cal-events serve`, the example server). */
 export interface CalendarServer {
@@ -24,9 +25,6 @@ export interface CalendarServer {
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>
 }
-
-/** How long `close()` waits for in-flight requests before cutting their connections. */
-const SHUTDOWN_GRACE_MS = 10_000
 
 const ADMIN_TOKEN_NAME = 'CAL_ADMIN_TOKEN'
 
@@ -49,19 +47,6 @@ async function ensureAdminToken(calendar: Calendar, configured: string | undefin
   return token
 }
 
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer(handler).listen(port, host)
-    server.once('listening', () => resolve(server))
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const where = `${host}:${port}`
-      if (err.code === 'EADDRINUSE') reject(new Error(`Port ${port} is already in use (${where}); set PORT to another port.`))
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new Error(`Cannot listen on ${where}: check HOST.`))
-      else reject(err)
-    })
-  })
-}
-
 /** Builds the calendar and the Express app, and listens. */
 export async function startServer(
   config: ServerConfig,
@@ -72,26 +57,20 @@ export async function startServer(
   // Benchmark counters (CAL_BENCH_STATS=1 only): SQL statements and requests since the start.
   const stats = { queries: 0, requests: 0 }
   const calendar = await createCalendar({
-    variant: config.variant,
-    siteTimezone: config.siteTimezone,
-    publicBaseUrl: config.publicBaseUrl,
-    database: config.database,
-    ...(config.schema ? { schema: config.schema } : {}),
-    // Off, a schema with pending migrations is refused here, naming them (run `migrate` first).
-    migrate: config.migrateOnStart ?? true,
     // Unexpected errors answer "Internal server error." on the wire; the detail goes to the log.
-    onError: (err) => logger.error({ err }, 'unexpected error'),
+    // `migrate` off (CAL_MIGRATE_ON_START=0): a schema with pending migrations is refused, naming them.
+    ...calendarsOptions(config, (err) => logger.error({ err }, 'unexpected error')),
+    ...(config.schema ? { schema: config.schema } : {}),
     ...(config.benchStats ? { onQuery: () => void stats.queries++ } : {}),
-    ...(config.corsOrigins ? { cors: { origins: config.corsOrigins } } : {}),
-    ...(config.wpCompat ? { wpCompat: true } : {}),
-    ...(config.responseCacheMb === undefined ? {} : { responseCache: config.responseCacheMb === 0 ? false : { maxBytes: config.responseCacheMb * 1024 * 1024 } }),
   })
   let server: Server
   let generatedAdminToken: string | undefined
   let demo: DemoSummary | undefined
   // Not ready while the token and the demo data are being set up, nor once shutdown began.
   let serving = false
-  let closing: Promise<void> | undefined
+  // Read by the readiness check, which answers before it is set (once listening): not a const.
+  // eslint-disable-next-line prefer-const
+  let shutdown: ReturnType<typeof gracefulClose> | undefined
   try {
     const app = express()
     app.disable('x-powered-by')
@@ -105,7 +84,7 @@ export async function startServer(
       observers.push(metrics.observe)
       app.use(metrics)
     }
-    app.use(createHealthRouter(calendar, { ready: () => serving && !closing }))
+    app.use(createHealthRouter(calendar, { ready: () => serving && !shutdown?.closing() }))
     if (config.benchStats) {
       app.get('/__stats', (_req, res) => {
         res.json({ ...stats, rss: process.memoryUsage.rss() })
@@ -160,32 +139,6 @@ export async function startServer(
     throw err
   }
 
-  const { port } = server.address() as AddressInfo
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  // During shutdown a keep-alive connection is closed as soon as its last response is sent.
-  server.on('request', (_req, res) => {
-    res.on('finish', () => {
-      if (closing) setImmediate(() => server.closeIdleConnections())
-    })
-  })
-  return {
-    url: `http://${host}:${port}/${NAMESPACE}`,
-    server,
-    calendar,
-    generatedAdminToken,
-    demo,
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          // Stops accepting; resolves once every in-flight request has been answered.
-          server.close(() => resolve())
-          server.closeIdleConnections()
-          const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
-          force.unref()
-        })
-        await calendar.close()
-      })()
-      return closing
-    },
-  }
+  shutdown = gracefulClose(server, () => calendar.close())
+  return { url: `${origin(server, config.host)}/${NAMESPACE}`, server, calendar, generatedAdminToken, demo, close: shutdown.close }
 }
