@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { createCalendar, createCalendars, type Calendar, type CalendarRequest } from '@cal-events/core'
+import { createCalendar, createCalendars, type Calendar } from '@cal-events/core'
+import { LIST_REQUEST, alternatingRounds, median } from './paired.js'
 
 // Many calendars on one pool (docs/multi-calendar.md) against one calendar alone: the default list
 // of one calendar of a database holding CALENDARS calendars of EVENTS events each, and of a
@@ -21,26 +22,8 @@ const POOL = 4
 const HEAP_SAMPLE = Math.min(200, CALENDARS)
 const NOW = new Date('2026-11-21T00:00:00Z')
 
-const request: CalendarRequest = { method: 'GET', path: '/cal/events/v1/events', query: '', headers: {}, origin: 'http://bench' }
 const keyOf = (i: number) => `c${String(i).padStart(5, '0')}`
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-
-/** Requests per second of the default list with `CONCURRENCY` callers for `SECONDS`, each request on `pick()`'s calendar. */
-async function measure(pick: () => Calendar): Promise<number> {
-  const until = Date.now() + SECONDS * 1000
-  let done = 0
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        const res = await pick().handle(request)
-        if (res.status !== 200) throw new Error(`status ${res.status}`)
-        done++
-      }
-    }),
-  )
-  return done / SECONDS
-}
 
 async function fill(calendar: Calendar): Promise<void> {
   for (let i = 0; i < EVENTS; i++) {
@@ -85,7 +68,7 @@ async function main() {
     const calendars = await createCalendars({ ...common, database: { url: dbUrl(many), poolSize: POOL } })
     const template = await calendars.create(keyOf(0))
     await fill(template)
-    await alone.handle(request)
+    await alone.handle(LIST_REQUEST)
     const copier = new pg.Client({ connectionString: dbUrl(many) })
     copier.on('error', (err) => console.error(`copy connection: ${err.message}`))
     await copier.connect()
@@ -124,9 +107,9 @@ async function main() {
     const one = (await calendars.get(keyOf(process.env.CAL_BENCH_COPIED === '1' ? Math.floor(CALENDARS / 2) : 0)))!
     let statements = 0
     const counting = await createCalendars({ ...common, database: { url: dbUrl(many), poolSize: 1 }, onQuery: () => void statements++ })
-    await (await counting.get(keyOf(1)))!.handle(request)
+    await (await counting.get(keyOf(1)))!.handle(LIST_REQUEST)
     statements = 0
-    await (await counting.get(keyOf(1)))!.handle(request)
+    await (await counting.get(keyOf(1)))!.handle(LIST_REQUEST)
     console.log(`statements per default list on a calendar of the set: ${statements}`)
     await counting.close()
 
@@ -134,14 +117,14 @@ async function main() {
     const spread = await Promise.all(Array.from({ length: 100 }, (_, i) => calendars.get(keyOf((i * 7) % CALENDARS)).then((c) => c!)))
     let next = 0
     const anyOf = () => spread[next++ % spread.length]!
-    await measure(() => alone)
-    await measure(() => one)
-    const rates = { alone: [] as number[], one: [] as number[], spread: [] as number[] }
-    for (let round = 0; round < ROUNDS; round++) {
-      const order: [keyof typeof rates, () => Calendar][] = [['alone', () => alone], ['one', () => one], ['spread', anyOf]]
-      for (const [mode, pick] of round % 2 ? order.reverse() : order) rates[mode].push(await measure(pick))
-      console.log(`round ${round + 1}: alone ${rates.alone.at(-1)!.toFixed(0)} req/s, one of ${CALENDARS} ${rates.one.at(-1)!.toFixed(0)} req/s, spread over 100 ${rates.spread.at(-1)!.toFixed(0)} req/s`)
-    }
+    const { rates, errors } = await alternatingRounds(
+      [['alone', () => alone], ['one', () => one], ['spread', anyOf]],
+      ROUNDS,
+      { seconds: SECONDS, callers: CONCURRENCY },
+      (round, r) =>
+        console.log(`round ${round + 1}: alone ${r.alone.at(-1)!.toFixed(0)} req/s, one of ${CALENDARS} ${r.one.at(-1)!.toFixed(0)} req/s, spread over 100 ${r.spread.at(-1)!.toFixed(0)} req/s`),
+    )
+    if (errors) throw new Error(`${errors} answers other than 200`)
     const ratio = (mode: 'one' | 'spread') => rates[mode].map((r, i) => r / rates.alone[i]!)
     console.log(
       `default list (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}): alone ${median(rates.alone).toFixed(0)} req/s; one calendar of ${CALENDARS}: ` +
@@ -153,7 +136,7 @@ async function main() {
     for (let i = 0; i < 40 * SECONDS * ROUNDS; i++) {
       for (const [mode, calendar] of (i % 2 ? [['one', one], ['alone', alone]] : [['alone', alone], ['one', one]]) as [keyof typeof lat, Calendar][]) {
         const t0 = performance.now()
-        await calendar.handle(request)
+        await calendar.handle(LIST_REQUEST)
         lat[mode].push(performance.now() - t0)
       }
     }
@@ -171,9 +154,9 @@ async function main() {
         return process.memoryUsage().heapUsed
       }
       const fresh = await createCalendars({ ...common, database: { url: dbUrl(many), poolSize: POOL } })
-      await (await fresh.get(keyOf(0)))!.handle(request)
+      await (await fresh.get(keyOf(0)))!.handle(LIST_REQUEST)
       const before = heap()
-      for (let i = 1; i < HEAP_SAMPLE; i++) await (await fresh.get(keyOf(i)))!.handle(request)
+      for (let i = 1; i < HEAP_SAMPLE; i++) await (await fresh.get(keyOf(i)))!.handle(LIST_REQUEST)
       const after = heap()
       console.log(`heap per opened idle calendar (one list served each, ${HEAP_SAMPLE - 1} calendars): ${((after - before) / (HEAP_SAMPLE - 1) / 1024).toFixed(1)} kB`)
       await fresh.close()

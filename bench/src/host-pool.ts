@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { createCalendar, type Calendar, type CalendarRequest } from '@cal-events/core'
+import { createCalendar } from '@cal-events/core'
+import { alternatingRounds, median } from './paired.js'
 
 // The default list on the host's pool (`database: { pool }`, settings per transaction) against the
 // calendar's own pool (settings per session), same database, same process, rounds alternating.
@@ -14,26 +15,6 @@ const CACHED = process.argv[5] === 'cached'
 const CONCURRENCY = 8
 const POOL = 4
 const NOW = new Date('2026-11-21T00:00:00Z')
-
-const request: CalendarRequest = { method: 'GET', path: '/cal/events/v1/events', query: '', headers: {}, origin: 'http://bench' }
-
-/** Requests per second of the default list with `CONCURRENCY` callers for `SECONDS`. */
-async function measure(calendar: Calendar): Promise<number> {
-  const until = Date.now() + SECONDS * 1000
-  let done = 0
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        const res = await calendar.handle(request)
-        if (res.status !== 200) throw new Error(`status ${res.status}`)
-        done++
-      }
-    }),
-  )
-  return done / SECONDS
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main() {
   const name = `cal_bench_hostpool_${process.pid}`
@@ -52,15 +33,13 @@ async function main() {
       await own.events.create({ title: `Event ${i}`, start_date: `2026-12-${day} 10:00:00`, end_date: `2026-12-${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
     }
     const host = await createCalendar({ ...common, database: { pool: hostPool }, migrate: false })
-    await measure(own)
-    await measure(host)
-    const rates = { own: [] as number[], host: [] as number[] }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [mode, calendar] of (round % 2 ? [['host', host], ['own', own]] : [['own', own], ['host', host]]) as [keyof typeof rates, Calendar][]) {
-        rates[mode].push(await measure(calendar))
-      }
-      console.log(`round ${round + 1}: own pool ${rates.own.at(-1)!.toFixed(0)} req/s, host pool ${rates.host.at(-1)!.toFixed(0)} req/s`)
-    }
+    const { rates, errors } = await alternatingRounds(
+      [['own', () => own], ['host', () => host]],
+      ROUNDS,
+      { seconds: SECONDS, callers: CONCURRENCY },
+      (round, r) => console.log(`round ${round + 1}: own pool ${r.own.at(-1)!.toFixed(0)} req/s, host pool ${r.host.at(-1)!.toFixed(0)} req/s`),
+    )
+    if (errors) throw new Error(`${errors} answers other than 200`)
     // Paired by round: the machine's load drifts between rounds more than between the two halves of one.
     const ratios = rates.host.map((host, i) => host / rates.own[i]!)
     console.log(

@@ -1,6 +1,7 @@
 import pg from 'pg'
-import { createCalendar, type Calendar, type CalendarRequest } from '@cal-events/core'
+import { createCalendar, type Calendar } from '@cal-events/core'
 import { startPgBouncer } from '../../test-support/pgbouncer.js'
+import { alternatingRounds, median } from './paired.js'
 
 // Issue 32: the default list through Debian's PgBouncer in transaction mode (`pooler:
 // 'transaction'`: settings per transaction, no named prepared statements) against the same list
@@ -15,27 +16,6 @@ const ROUNDS = Number(process.argv[4] ?? 5)
 const CONCURRENCY = 8
 const POOL = 4
 const NOW = new Date('2026-11-21T00:00:00Z')
-
-const request: CalendarRequest = { method: 'GET', path: '/cal/events/v1/events', query: '', headers: {}, origin: 'http://bench' }
-
-/** Requests per second of the default list with `CONCURRENCY` callers for `SECONDS`; errors counted. */
-async function measure(calendar: Calendar): Promise<{ rate: number; errors: number }> {
-  const until = Date.now() + SECONDS * 1000
-  let done = 0
-  let errors = 0
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        const res = await calendar.handle(request)
-        if (res.status !== 200) errors++
-        done++
-      }
-    }),
-  )
-  return { rate: done / SECONDS, errors }
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main() {
   const name = `cal_bench_pooler_${process.pid}`
@@ -66,16 +46,11 @@ async function main() {
           }
         : {}
       const modes: [string, Calendar][] = [['direct', direct], ['pooled', pooled], ...Object.entries(split)]
-      for (const [, calendar] of modes) await measure(calendar)
-      const rates: Record<string, number[]> = Object.fromEntries(modes.map(([m]) => [m, []]))
-      let errors = 0
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const [mode, calendar] of round % 2 ? [...modes].reverse() : modes) {
-          const { rate, errors: failed } = await measure(calendar)
-          rates[mode]!.push(rate)
-          errors += failed
-        }
-      }
+      const { rates, errors } = await alternatingRounds(
+        modes.map(([mode, calendar]) => [mode, () => calendar] as const),
+        ROUNDS,
+        { seconds: SECONDS, callers: CONCURRENCY },
+      )
       if (process.env.BENCH_SPLIT === '1') console.log(Object.entries(rates).map(([m, r]) => `${m} ${median(r).toFixed(0)} req/s`).join(', '))
       for (const calendar of Object.values(split)) await calendar.close()
       // Paired by round: the machine's load drifts between rounds more than between the two halves of one.
