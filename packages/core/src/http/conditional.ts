@@ -56,7 +56,12 @@ export function noneMatchHits(value: string | undefined, tag: string): boolean {
 }
 
 /** The headers a 304 repeats from the 200 it stands for (RFC 9110 15.4.5, and Last-Modified, which helps caches update). */
-export const NOT_MODIFIED_HEADERS = ['ETag', 'Cache-Control', 'Expires', 'Vary', 'Content-Location', 'Date', 'Last-Modified']
+const NOT_MODIFIED_HEADERS = ['ETag', 'Cache-Control', 'Expires', 'Vary', 'Content-Location', 'Date', 'Last-Modified']
+
+/** The headers of a 200 that its 304 repeats (`NOT_MODIFIED_HEADERS`). */
+export function notModifiedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
+}
 
 /** Appends `names` to a `Vary` value, keeping what is there. */
 export function addVary(current: string | undefined, ...names: string[]): string {

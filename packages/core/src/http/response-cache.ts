@@ -7,7 +7,7 @@ import { checkChanges, takePoint, takePointWithLsn, type ChangePoint } from '../
 import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
 import { answerSize, ByteLru } from './byte-lru.js'
-import { NOT_MODIFIED_HEADERS, noneMatchHits } from './conditional.js'
+import { noneMatchHits, notModifiedHeaders } from './conditional.js'
 import type { CalendarResponse } from './request.js'
 
 // The hot-read cache (issue 18 item 4, docs/response-cache.md). Anonymous JSON reads are kept with
@@ -264,11 +264,7 @@ export function createResponseCache(
   }
 
   function answerFrom(entry: Entry, ifNoneMatch: string | undefined): CalendarResponse {
-    if (noneMatchHits(ifNoneMatch, entry.etag)) {
-      const kept: Record<string, string> = {}
-      for (const name of NOT_MODIFIED_HEADERS) if (entry.headers[name] !== undefined) kept[name] = entry.headers[name]
-      return { status: 304, headers: kept, body: undefined }
-    }
+    if (noneMatchHits(ifNoneMatch, entry.etag)) return { status: 304, headers: notModifiedHeaders(entry.headers), body: undefined }
     return {
       status: entry.status,
       headers: { ...entry.headers },

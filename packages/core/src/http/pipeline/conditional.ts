@@ -1,10 +1,5 @@
-import { NOT_MODIFIED_HEADERS, noneMatchHits } from '../conditional.js'
+import { noneMatchHits, notModifiedHeaders } from '../conditional.js'
 import { header, type HttpExchange, type Step } from './step.js'
-
-/** The headers of a 200 that its 304 repeats (RFC 9110 15.4.5). */
-export function notModifiedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(NOT_MODIFIED_HEADERS.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]))
-}
 
 /**
  * A read whose fresh answer carries the tag `If-None-Match` names is answered 304 with the headers

@@ -1,5 +1,4 @@
-import { addVary, entityTag, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from '../conditional.js'
-import { notModifiedHeaders } from './conditional.js'
+import { addVary, entityTag, notModifiedHeaders, PUBLIC_MAX_AGE_SECONDS, visibilityKey } from '../conditional.js'
 import { NO_CACHE_HEADERS } from './errors.js'
 import { need, type HttpExchange, type Step } from './step.js'
 
