@@ -353,15 +353,24 @@ export async function importIcs(calendar: Calendar, icsText: string, options: Ic
   }
   if (expansions.length > 0) await upsert(expansions.filter((p) => p.action === 'upsert'), false)
   for (const planned of expansions) if (planned.action === 'cancel') await cancel(planned)
+  // A series' id by origin, asked once for all its changed occurrences (`undefined`: none to change).
+  const seriesIds = new Map<string, number | undefined>()
+  const seriesId = async (origin: string): Promise<number | undefined> => {
+    if (!seriesIds.has(origin)) {
+      const series = expandedSeries.has(origin) ? undefined : await calendar.events.getByOrigin(origin, call)
+      seriesIds.set(origin, series && series.status !== 'trash' ? series.id : undefined)
+    }
+    return seriesIds.get(origin)
+  }
   const applyOverride = async (planned: PlannedEvent): Promise<void> => {
-    const series = await calendar.events.getByOrigin(planned.series!, call)
-    if (expandedSeries.has(planned.series!) || !series || series.status === 'trash') {
+    const id = await seriesId(planned.series!)
+    if (id === undefined) {
       summary.skipped++
       return
     }
     const key = occurrenceKey(planned.recurrenceId!, calendar.options.siteTimezone)
     try {
-      await calendar.events.updateOccurrence(series.id, key, planned.input, call)
+      await calendar.events.updateOccurrence(id, key, planned.input, call)
       summary.updated++
     } catch (err) {
       if (!(err instanceof CalendarError) || err.code !== 'EVENT_OCCURRENCE_NOT_FOUND') throw err

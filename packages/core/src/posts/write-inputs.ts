@@ -25,13 +25,6 @@ export function timeToWall(raw: unknown, zone: string, now: Date, name: string):
   return wall
 }
 
-/** Checks that `author` names an existing user (else 400). */
-export async function checkAuthor(db: Db, author: number | undefined): Promise<void> {
-  if (author === undefined) return
-  const row = await db.selectFrom('users').select('id').where('id', '=', author).executeTakeFirst()
-  if (!row) throw invalidParam('author')
-}
-
 const IMAGE_EXTENSIONS = /\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?|ico|heic)$/i
 
 /** Validates an `image` value (O-21): `""` clears, a URL registers, an id must exist. */
