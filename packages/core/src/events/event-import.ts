@@ -253,6 +253,13 @@ async function writeBatch(
     if (id === undefined) pending.set(key, (id = (await createLinked(trx, kind, ref.create, ctx)).id))
     return id
   }
+  // Image URLs: registered once per import, updates' and creates' alike.
+  const imageId = async (image: { url: string; extension: string }) => {
+    const key = `images:${image.url}`
+    let id = known(key)
+    if (id === undefined) pending.set(key, (id = (await resolveImage(trx, image))!))
+    return id
+  }
   // Term names of the batch, each taxonomy's in one lock statement.
   const language = ctx.language
   for (const taxonomy of TAXONOMIES) {
@@ -267,6 +274,7 @@ async function writeBatch(
     const plan = { ...item.plan! }
     if (plan.venue) plan.venue = await Promise.all(plan.venue.map(async (ref) => ({ id: await linkId(VENUE, ref) })))
     if (plan.organizers) plan.organizers = await Promise.all(plan.organizers.map(async (ref) => ({ id: await linkId(ORGANIZER, ref) })))
+    if (plan.image && 'url' in plan.image) plan.image = { id: await imageId(plan.image) }
     for (const taxonomy of TAXONOMIES) {
       const named = plan[taxonomy.plural]
       if (!named) continue
@@ -291,16 +299,8 @@ async function writeBatch(
     const cols: Record<string, unknown> = { ...plan.columns }
     if (plan.venue !== undefined) cols.venue_id = plan.venue.length === 0 ? null : await linkId(VENUE, plan.venue[0]!)
     const organizers = await Promise.all((plan.organizers ?? []).map((ref) => linkId(ORGANIZER, ref)))
-    if (plan.image !== undefined) {
-      if ('id' in plan.image) cols.image_id = plan.image.id
-      else if ('clear' in plan.image) cols.image_id = null
-      else {
-        const key = `images:${plan.image.url}`
-        let id = known(key)
-        if (id === undefined) pending.set(key, (id = (await resolveImage(trx, plan.image))!))
-        cols.image_id = id
-      }
-    }
+    // An id, or `clear` (a URL became its id above).
+    if (plan.image !== undefined) cols.image_id = 'id' in plan.image ? plan.image.id : null
     if (plan.title !== undefined) cols.title = plan.title.trim()
     const { columns: post, slugToMakeUnique } = initialPostDraft('events', (cols.title as string | undefined) ?? '', plan, ctx)
     rows.push({ ...cols, ...post })

@@ -112,6 +112,26 @@ describe(`bulk import (${BACKEND})`, () => {
     expect(await scalar(`select count(*) from events`)).toBe(before + 2)
   }, 120_000)
 
+  it('an image URL is registered once, for the creates and the updates of an import, and clears', async () => {
+    const url = 'https://img.example/import-poster.png'
+    const withImage = (i: number, image: unknown) => item(8000 + i, { image } as Partial<EventInput>)
+    const first = await calendar.events.import([withImage(0, url), withImage(1, url), withImage(2, url)])
+    expect(first).toMatchObject({ created: 3, failed: 0 })
+    // Two updates and a create of one import, the URL's id already known, and one clearing.
+    const second = await calendar.events.import([withImage(0, url), withImage(1, ''), withImage(3, url)])
+    expect(second).toMatchObject({ created: 1, updated: 2, failed: 0 })
+    expect(await scalar(`select count(*) from images where url = '${url}'`)).toBe(1)
+    const rows = await querySql<{ origin_uid: string; image: string | null }>(
+      `select e.origin_uid, i.url as image from events e left join images i on i.id = e.image_id where e.origin_uid like 'uid-800_' order by e.origin_uid`,
+    )
+    expect(rows).toEqual([
+      { origin_uid: 'uid-8000', image: url },
+      { origin_uid: 'uid-8001', image: null },
+      { origin_uid: 'uid-8002', image: url },
+      { origin_uid: 'uid-8003', image: url },
+    ])
+  })
+
   it('an item the database refuses fails alone: its batch is written again item by item', async () => {
     await execSql(`create function import_test_boom() returns trigger language plpgsql as $$
       begin raise exception 'boom' using errcode = '23514'; end $$;
