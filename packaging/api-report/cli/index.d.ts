@@ -1,5 +1,5 @@
 import { ParseArgsConfig, parseArgs } from 'node:util';
-import { Calendar, DatabaseOptions, TokenInfo, FeedKeyInfo, CallOptions, Calendars, CalendarsOptions } from '@cal-events/core';
+import { Calendar, DatabaseOptions, TokenInfo, FeedKeyInfo, CallOptions, Calendars, CalendarOptions } from '@cal-events/core';
 import { IncomingMessage, ServerResponse, Server } from 'node:http';
 import { DestinationStream, Logger } from 'pino';
 
@@ -511,8 +511,11 @@ interface CalendarsServer {
  */
 declare function startCalendarsServer(config: ServerConfig, logDestination?: DestinationStream): Promise<CalendarsServer>;
 
-/** The options of the calendar set a configuration names (also the `calendars` and `--calendar` commands'). */
-declare function calendarsOptions(config: ServerConfig, onError?: (err: unknown) => void): CalendarsOptions;
+/**
+ * The calendar options a configuration names, shared by one calendar (`serve`) and a calendar set
+ * (`CAL_MULTI_CALENDAR=1`, the `calendars` and `--calendar` commands).
+ */
+declare function calendarsOptions(config: ServerConfig, onError?: (err: unknown) => void): Omit<CalendarOptions, 'schema' | 'authenticate'>;
 
 /** `cal-events calendars --help`. */
 declare const CALENDARS_USAGE = "Usage:\n  cal-events calendars create <key> [<key>\u2026]\n  cal-events calendars list\n  cal-events calendars delete <key> [<key>\u2026]\n\nThe calendars of a server started with CAL_MULTI_CALENDAR=1, each served at\n/calendars/<key>/cal/events/v1 (docs/multi-calendar.md). A key has lower-case letters, digits and\ninner hyphens, 1 to 50 characters. delete drops the calendar and all its data. Tokens of one\ncalendar: cal-events tokens create --calendar <key> --role \u2026 Uses the server's database settings\n(DATABASE_URL, or PGlite in CAL_DATA_DIR; with the embedded database, stop the server first).";
