@@ -3,10 +3,12 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { randomFreePort, runAs } from './private-postgres.js'
 
 /**
- * A PgBouncer of one test run (Debian's `pgbouncer`), in transaction pooling mode, in front of a
+ * A PgBouncer of one test run (1.21 or later, `scripts/pgbouncer/ensure.sh`), in transaction pooling
+ * mode and keeping protocol-level prepared statements (`max_prepared_statements`), in front of a
  * PostgreSQL server: every database name is passed through to the server (`* = host=… port=…`).
  * Its clients get a different server connection for each transaction, so whatever a calendar
  * keeps in a session is lost or seen by another client: what `database.pooler: 'transaction'` must cope with.
@@ -22,7 +24,18 @@ export interface PgBouncer {
   stop(): Promise<void>
 }
 
-export const PGBOUNCER_BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? 'pgbouncer'
+const ENSURE_SCRIPT = fileURLToPath(new URL('../scripts/pgbouncer/ensure.sh', import.meta.url))
+let binary: string | undefined
+
+/**
+ * The PgBouncer binary: `CAL_PGBOUNCER` when set, else what `scripts/pgbouncer/ensure.sh` prints (the
+ * one on the PATH when it is 1.21 or later, else 1.24.1 built once into a cache; Debian bookworm's
+ * 1.18 cannot keep prepared statements in transaction mode).
+ */
+export function pgbouncerBinary(): string {
+  binary ??= process.env.CAL_PGBOUNCER || execFileSync(ENSURE_SCRIPT, { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim()
+  return binary
+}
 
 async function waitForPort(port: number, child: ChildProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + 10_000
@@ -50,6 +63,8 @@ export interface PgBouncerOptions {
   serverPort?: number
   /** Server connections per (database, user) pair. Default 20. */
   poolSize?: number
+  /** PgBouncer's `max_prepared_statements`: 0 behaves as PgBouncer 1.18 did (none kept). Default 200. */
+  maxPreparedStatements?: number
 }
 
 /** Starts a private PgBouncer in transaction mode on a random loopback port (about 100 ms). */
@@ -75,6 +90,9 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       `auth_file = ${users}`,
       'admin_users = postgres',
       'pool_mode = transaction',
+      // Protocol-level named statements kept per server connection (`preparedStatements: true`);
+      // a calendar names at most 100 texts per pool.
+      `max_prepared_statements = ${options.maxPreparedStatements ?? 200}`,
       'max_client_conn = 2000',
       `default_pool_size = ${options.poolSize ?? 20}`,
       // Test databases are dropped WITH (FORCE) at the end while PgBouncer may still hold connections.
@@ -88,7 +106,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   if (user.uid !== undefined) {
     for (const path of [dir, users, ini]) chownSync(path, user.uid, user.gid!)
   }
-  const child = spawn(PGBOUNCER_BINARY, [ini], { ...user, stdio: 'ignore' })
+  const child = spawn(pgbouncerBinary(), [ini], { ...user, stdio: 'ignore' })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   try {
     await waitForPort(port, child, logFile)

@@ -10,9 +10,10 @@ import { randomFreePort } from '../../test-support/private-postgres.js'
 import { startReplicatedPair, type ReplicatedPair } from '../../test-support/replication.js'
 
 // The many-instances harness (issue 32 item 3, docs/scaling.md): on loopback ports in 25000-29999,
-// a primary (a private initdb), a streaming replica of it (pg_basebackup -R), Debian's PgBouncer in
-// transaction mode in front of the primary, N example servers (CAL_DB_POOLER=transaction through
-// PgBouncer, CAL_DATABASE_REPLICA_URLS = the replica) and Debian's HAProxy round-robin in front.
+// a primary (a private initdb), a streaming replica of it (pg_basebackup -R), PgBouncer 1.21 or
+// later (scripts/pgbouncer/ensure.sh) in transaction mode in front of the primary, N example servers
+// (CAL_DB_POOLER=transaction through PgBouncer, CAL_DATABASE_REPLICA_URLS = the replica) and
+// Debian's HAProxy round-robin in front.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy'
