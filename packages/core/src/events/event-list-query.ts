@@ -1,8 +1,8 @@
-import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely'
+import { expressionBuilder, sql, type AliasedSelectQueryBuilder, type Expression, type Kysely, type QueryCreator, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ListScope } from '../auth/permissions.js'
 import { postVisibility } from '../posts/visibility.js'
 import { unlockedSql, type EditScope } from '../auth/visibility.js'
-import type { DB } from '../db/generated.js'
+import type { DB, EventOccurrences, Events } from '../db/generated.js'
 import { SERIES_COLUMNS } from '../recurrence/index.js'
 import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { containsPattern, idLiteral, pageBound } from '../db/sql-literals.js'
@@ -35,8 +35,6 @@ export interface EventListFilters {
 }
 
 type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>
-// The occurrence half of the list is built by the same functions over other tables: typed loosely.
-type AnyQuery = SelectQueryBuilder<any, any, any>
 
 /**
  * Where a list's filters read a column: `events` rows (`e`), or stored occurrences (`o`, migration
@@ -46,16 +44,39 @@ type AnyQuery = SelectQueryBuilder<any, any, any>
  */
 export type ListSource = 'events' | 'occurrences' | 'computed'
 
-const OCCURRENCE_COLUMNS = new Set([
+/** An occurrence as a list reads it: stored (`event_occurrences`) or computed (`farRows`, which has no `overridden`). */
+type OccurrenceRow = Omit<EventOccurrences, 'overridden'>
+
+/** The database with the computed occurrences' CTE (`far`), which a list with computed rows starts with. */
+type ListDB = DB & { far: OccurrenceRow }
+
+/** What a list's filters read: the listed item's columns (`e`, or `o` with its series as `e`) and the other tables. */
+type FilterDB = ListDB & { e: Events; o: OccurrenceRow }
+
+/** One condition of a list's `where`; each filter adds its own, in a fixed order (the SQL text is pinned by a test). */
+type Condition = Expression<SqlBool>
+
+/** Builds the conditions, for a query over any of the three sources (`column` picks the alias). */
+const eb = expressionBuilder<FilterDB, 'e' | 'o'>()
+
+/** The columns occurrences copy from their series (migration 0012; `farRows` copies the same). */
+const OCCURRENCE_COLUMNS = [
   'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'language', 'featured', 'hide_from_listings', 'venue_id', 'date_utc', 'author_id',
-])
+] as const satisfies readonly (keyof OccurrenceRow & keyof Events)[]
+const COPIED = new Set<string>(OCCURRENCE_COLUMNS)
+const copied = (name: string): name is (typeof OCCURRENCE_COLUMNS)[number] => COPIED.has(name)
+
+/** A column a list filter reads: the series' (or single event's) or the occurrence's own. */
+type ListColumn = `e.${keyof Events}` | `o.${keyof OccurrenceRow}`
 
 /** The column `name` of the listed item in `source`. */
-function column(source: ListSource, name: string): string {
+function column(source: ListSource, name: keyof Events): ListColumn {
   if (source === 'events') return `e.${name}`
   if (name === 'id') return 'o.series_id'
-  return OCCURRENCE_COLUMNS.has(name) ? `o.${name}` : `e.${name}`
+  return copied(name) ? `o.${name}` : `e.${name}`
 }
+
+type Columns = (name: keyof Events) => ListColumn
 
 /**
  * The partial list indexes hold `status = 'publish' and not hide_from_listings`; with literals in
@@ -63,19 +84,19 @@ function column(source: ListSource, name: string): string {
  */
 const PUBLISHED = sql<string>`'publish'`
 
-function visible(qb: AnyQuery, f: EventListFilters, c: (name: string) => string): AnyQuery {
-  // SPEC/O-34: hidden events never appear in this list, not even with `include`.
-  let q = qb.where(c('hide_from_listings'), '=', sql.lit(false))
+function visible(f: EventListFilters, c: Columns): Condition[] {
   // The shared rule, kept in this list's own SQL text (parameters but for PUBLISHED): its plan
   // tests and prepared statements were measured against it.
   const rule = postVisibility(f.statuses, f.scope)
   const s = rule.status
-  if (s.op === 'in') q = q.where(c('status'), 'in', [...s.statuses])
-  else if (s.op === '=') q = q.where(c('status'), '=', PUBLISHED)
-  else q = q.where(c('status'), '<>', s.status)
+  const conditions = [
+    // SPEC/O-34: hidden events never appear in this list, not even with `include`.
+    eb(c('hide_from_listings'), '=', sql.lit(false)),
+    s.op === 'in' ? eb(c('status'), 'in', [...s.statuses]) : s.op === '=' ? eb(c('status'), '=', PUBLISHED) : eb(c('status'), '<>', s.status),
+  ]
   const authorId = rule.publishedOrOwnBy
-  if (authorId !== undefined) q = q.where((eb: any) => eb.or([eb(c('status'), '=', 'publish'), eb(c('author_id'), '=', authorId)]))
-  return q
+  if (authorId !== undefined) conditions.push(eb.or([eb(c('status'), '=', 'publish'), eb(c('author_id'), '=', authorId)]))
+  return conditions
 }
 
 /**
@@ -85,7 +106,7 @@ function visible(qb: AnyQuery, f: EventListFilters, c: (name: string) => string)
  */
 const START_AFTER_END_AT_MOST = `interval '2 days'`
 
-function inBounds(qb: AnyQuery, b: DateBounds, frame: EventListFilters['frame'], c: (name: string) => string): AnyQuery {
+function inBounds(b: DateBounds, frame: EventListFilters['frame'], c: Columns): Condition[] {
   const start = c(frame === 'utc' ? 'start_utc' : 'start_local')
   const end = c(frame === 'utc' ? 'end_utc' : 'end_local')
   // An upper bound on the end also bounds the start (redundant, so the result is the same): the
@@ -96,31 +117,30 @@ function inBounds(qb: AnyQuery, b: DateBounds, frame: EventListFilters['frame'],
   // window's 18 %, and then sort the whole window for a deep page or a two-word search (210 ms
   // instead of 3 at 1M events, `pnpm bench` sweep).
   const endBound = b.endLte ?? b.endLt
-  return qb
-    .$if(endBound !== undefined, (q) =>
-      q.where(
-        sql<boolean>`(${sql.ref(start)}, ${sql.ref(c('date_utc'))}) <= (${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}, 'infinity'::timestamp)`,
-      ),
-    )
-    .$if(b.startGte !== undefined, (q) => q.where(start, '>=', b.startGte!))
-    .$if(b.endLte !== undefined, (q) => q.where(end, '<=', b.endLte!))
-    .$if(b.startLt !== undefined, (q) => q.where(start, '<', b.startLt!))
-    .$if(b.startGt !== undefined, (q) => q.where(start, '>', b.startGt!))
-    .$if(b.endLt !== undefined, (q) => q.where(end, '<', b.endLt!))
-    .$if(b.endGt !== undefined, (q) => q.where(end, '>', b.endGt!))
+  const conditions: Condition[] = []
+  if (endBound !== undefined) {
+    conditions.push(sql<boolean>`(${sql.ref(start)}, ${sql.ref(c('date_utc'))}) <= (${endBound}::timestamp + ${sql.raw(START_AFTER_END_AT_MOST)}, 'infinity'::timestamp)`)
+  }
+  if (b.startGte !== undefined) conditions.push(eb(start, '>=', b.startGte))
+  if (b.endLte !== undefined) conditions.push(eb(end, '<=', b.endLte))
+  if (b.startLt !== undefined) conditions.push(eb(start, '<', b.startLt))
+  if (b.startGt !== undefined) conditions.push(eb(start, '>', b.startGt))
+  if (b.endLt !== undefined) conditions.push(eb(end, '<', b.endLt))
+  if (b.endGt !== undefined) conditions.push(eb(end, '>', b.endGt))
+  return conditions
 }
 
-function matchesText(qb: AnyQuery, words: readonly string[], editScope: EditScope): AnyQuery {
+function matchesText(words: readonly string[], editScope: EditScope): Condition[] {
   // One concatenated expression, the same as the trigram index's, so the index serves it. A
   // protected event the caller may not unlock matches on its title only: its excerpt and
   // description are blanked in the list, so matching them would let a search recover them.
   // Occurrences match on their series' text (`e` is the series there).
   const unlocked = unlockedSql(editScope, 'e')
-  return words.reduce((q, word) => {
+  return words.flatMap((word) => {
     const pattern = containsPattern(word)
-    const matched = q.where(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', pattern)
-    return editScope.kind === 'all' ? matched : matched.where(sql<boolean>`(${unlocked} or e.title ilike ${pattern})`)
-  }, qb)
+    const matched = eb(sql<string>`(e.title || ' ' || e.excerpt || ' ' || e.description)`, 'ilike', pattern)
+    return editScope.kind === 'all' ? [matched] : [matched, sql<boolean>`(${unlocked} or e.title ilike ${pattern})`]
+  })
 }
 
 /**
@@ -132,43 +152,43 @@ function filtersBlankedFields(f: EventListFilters): boolean {
   return [f.categoryIds, f.tagIds, f.venueIds, f.organizerIds, f.featured, f.geoloc].some((v) => v !== undefined)
 }
 
-function withTerms(qb: AnyQuery, ids: readonly number[], id: string): AnyQuery {
-  return qb.where(({ exists, selectFrom }: any) =>
-    exists(selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', id).where('et.term_id', 'in', ids.map(idLiteral))),
+function withTerms(ids: readonly number[], id: ListColumn): Condition {
+  return eb.exists(eb.selectFrom('event_terms as et').select('et.event_id').whereRef('et.event_id', '=', id).where('et.term_id', 'in', ids.map(idLiteral)))
+}
+
+function withOrganizers(ids: readonly number[], id: ListColumn): Condition {
+  return eb.exists(
+    eb.selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', id).where('eo.organizer_id', 'in', ids.map(idLiteral)),
   )
 }
 
-function withOrganizers(qb: AnyQuery, ids: readonly number[], id: string): AnyQuery {
-  return qb.where(({ exists, selectFrom }: any) =>
-    exists(
-      selectFrom('event_organizers as eo').select('eo.event_id').whereRef('eo.event_id', '=', id).where('eo.organizer_id', 'in', ids.map(idLiteral)),
-    ),
-  )
+function withGeoloc(hasCoordinates: boolean, venueId: ListColumn): Condition {
+  const located = eb.exists(eb.selectFrom('venues as gv').select('gv.id').whereRef('gv.id', '=', venueId).where('gv.geo_lat', 'is not', null))
+  return hasCoordinates ? located : eb.not(located)
 }
 
-function withGeoloc(qb: AnyQuery, hasCoordinates: boolean, venueId: string): AnyQuery {
-  const located = ({ exists, selectFrom }: any) =>
-    exists(selectFrom('venues as gv').select('gv.id').whereRef('gv.id', '=', venueId).where('gv.geo_lat', 'is not', null))
-  return qb.where((eb: any) => (hasCoordinates ? located(eb) : eb.not(located(eb))))
+/** Every filter of `f` on items of `source`, in the order the list's SQL text has them. */
+function conditions(f: EventListFilters, source: ListSource): Condition[] {
+  const c: Columns = (name) => column(source, name)
+  const all = visible(f, c)
+  if (f.language !== undefined) all.push(eb(c('language'), '=', f.language))
+  if (f.include !== undefined) all.push(eb(c('id'), 'in', [...f.include]))
+  all.push(...inBounds(f.bounds, f.frame, c))
+  if (f.search !== undefined && f.search.length > 0) all.push(...matchesText(f.search, f.editScope))
+  if (f.editScope.kind !== 'all' && filtersBlankedFields(f)) all.push(unlockedSql(f.editScope, 'e'))
+  if (f.categoryIds !== undefined) all.push(withTerms(f.categoryIds, c('id')))
+  if (f.tagIds !== undefined) all.push(withTerms(f.tagIds, c('id')))
+  if (f.venueIds !== undefined) all.push(eb(c('venue_id'), 'in', [...f.venueIds]))
+  if (f.organizerIds !== undefined) all.push(withOrganizers(f.organizerIds, c('id')))
+  if (f.featured !== undefined) all.push(eb(c('featured'), '=', sql.lit(f.featured)))
+  if (f.geoloc !== undefined) all.push(withGeoloc(f.geoloc, c('venue_id')))
+  if (f.postParent !== undefined) all.push(eb('e.post_parent', '=', f.postParent))
+  return all
 }
 
-/** Applies every filter of `f` to a query over `source`. */
-function filtered(qb: AnyQuery, f: EventListFilters, source: ListSource): AnyQuery {
-  const c = (name: string) => column(source, name)
-  return qb
-    .$call((q) => visible(q, f, c))
-    .$if(f.language !== undefined, (q) => q.where(c('language'), '=', f.language!))
-    .$if(f.include !== undefined, (q) => q.where(c('id'), 'in', [...f.include!]))
-    .$call((q) => inBounds(q, f.bounds, f.frame, c))
-    .$if(f.search !== undefined && f.search.length > 0, (q) => matchesText(q, f.search!, f.editScope))
-    .$if(f.editScope.kind !== 'all' && filtersBlankedFields(f), (q) => q.where(unlockedSql(f.editScope, 'e')))
-    .$if(f.categoryIds !== undefined, (q) => withTerms(q, f.categoryIds!, c('id')))
-    .$if(f.tagIds !== undefined, (q) => withTerms(q, f.tagIds!, c('id')))
-    .$if(f.venueIds !== undefined, (q) => q.where(c('venue_id'), 'in', [...f.venueIds!]))
-    .$if(f.organizerIds !== undefined, (q) => withOrganizers(q, f.organizerIds!, c('id')))
-    .$if(f.featured !== undefined, (q) => q.where(c('featured'), '=', sql.lit(f.featured!)))
-    .$if(f.geoloc !== undefined, (q) => withGeoloc(q, f.geoloc!, c('venue_id')))
-    .$if(f.postParent !== undefined, (q) => q.where('e.post_parent', '=', f.postParent!))
+/** Applies every filter of `f` to a query over `source` (whichever tables it reads them from). */
+function filtered<D, T extends keyof D, O>(qb: SelectQueryBuilder<D, T, O>, f: EventListFilters, source: ListSource): SelectQueryBuilder<D, T, O> {
+  return conditions(f, source).reduce((q, condition) => q.where(condition), qb)
 }
 
 /**
@@ -176,20 +196,29 @@ function filtered(qb: AnyQuery, f: EventListFilters, source: ListSource): AnyQue
  * series (the iCalendar feeds). Pure: builds, never runs.
  */
 export function eventListQuery(db: Kysely<DB>, f: EventListFilters): EventsQuery {
-  return filtered(db.selectFrom('events as e'), f, 'events') as EventsQuery
+  return filtered(db.selectFrom('events as e'), f, 'events')
 }
 
 /**
- * The filtered items of `GET /events` from `source`: single events (series rows are not listed),
- * or the stored occurrences of series (`o`), each with its series as `e`. The series is joined
- * only when a filter reads it: with no column of `e` used, PostgreSQL removes the left join, so
- * the occurrence list index answers alone. Pure: builds, never runs.
+ * The filtered single events of `GET /events` (series rows are not listed), or with
+ * `seriesAsSeries` the series too. Pure: builds, never runs.
  */
-export function listItemsQuery(db: Kysely<DB>, f: EventListFilters, source: ListSource, seriesAsSeries = false): AnyQuery {
-  if (source === 'events') return seriesAsSeries ? eventListQuery(db, f) : eventListQuery(db, f).where('e.recurrence', 'is', null)
-  const table = source === 'occurrences' ? 'event_occurrences as o' : 'far as o'
-  const occurrences = (db as Kysely<any>).selectFrom(table).leftJoin('events as e', 'e.id', 'o.series_id')
-  return filtered(occurrences, f, source)
+function eventItems(db: Kysely<DB>, f: EventListFilters, seriesAsSeries: boolean): EventsQuery {
+  return seriesAsSeries ? eventListQuery(db, f) : eventListQuery(db, f).where('e.recurrence', 'is', null)
+}
+
+/**
+ * The filtered occurrences of series in `GET /events`: stored (`o`), or computed past the stored
+ * horizon (the `far` CTE), each with its series as `e`. The series is joined only when a filter
+ * reads it: with no column of `e` used, PostgreSQL removes the left join, so the occurrence list
+ * index answers alone. Pure: builds, never runs.
+ */
+function occurrenceItems(db: Kysely<DB>, f: EventListFilters, source: Exclude<ListSource, 'events'>) {
+  const listDb = db.withTables<{ far: OccurrenceRow }>()
+  // Stored rows read as computed ones: their one column more (`overridden`) no list reads.
+  const stored: SelectQueryBuilder<ListDB & { o: OccurrenceRow }, 'o', object> = listDb.selectFrom('event_occurrences as o')
+  const occurrences = source === 'occurrences' ? stored : listDb.selectFrom('far as o')
+  return filtered(occurrences.leftJoin('events as e', 'e.id', 'o.series_id'), f, source)
 }
 
 /**
@@ -210,43 +239,57 @@ export function openEndedSeriesQuery(db: Kysely<DB>, f: EventListFilters, untilU
  * under the same key (a changed occurrence's overridden row, or the horizon moved meanwhile).
  */
 function farRows(computed: readonly unknown[]) {
-  return sql`(select x.i as series_id, x.k as occurrence_key, x.sl as start_local, x.el as end_local, x.su as start_utc, x.eu as end_utc,
+  return sql<OccurrenceRow>`(select x.i as series_id, x.k as occurrence_key, x.sl as start_local, x.el as end_local, x.su as start_utc, x.eu as end_utc,
       s.status, s.language, s.featured, s.hide_from_listings, s.venue_id, s.date_utc, s.author_id
     from jsonb_to_recordset(${JSON.stringify(computed)}::jsonb) as x(i int, k text, sl timestamp(0), el timestamp(0), su timestamp(0), eu timestamp(0))
     join events s on s.id = x.i
     where not exists (select from event_occurrences st where st.series_id = x.i and st.occurrence_key = x.k))`
 }
 
-/** Orders a list: event start, then publication date, then id; with `include`, by date (CONTRACT 6.4). */
-export function orderEventList<Q extends SelectQueryBuilder<any, any, any>>(qb: Q, f: EventListFilters): Q {
-  if (f.include !== undefined) return qb.orderBy('e.date_utc').orderBy('e.id') as Q
+/** Orders a list (of events as `e`): event start, then publication date, then id; with `include`, by date (CONTRACT 6.4). */
+export function orderEventList<D, T extends keyof D, O>(qb: SelectQueryBuilder<D, T, O>, f: EventListFilters): SelectQueryBuilder<D, T, O> {
   const start = f.frame === 'utc' ? 'e.start_utc' : 'e.start_local'
-  return qb.orderBy(start).orderBy('e.date_utc').orderBy('e.id') as Q
+  const order = f.include !== undefined ? ['e.date_utc', 'e.id'] : [start, 'e.date_utc', 'e.id']
+  return order.reduce((q, col) => q.orderBy(sql.ref(col)), qb)
 }
 
 /** The order of `source`'s items in a list: start, publication date, id, occurrence key; with `include`, by date (CONTRACT 6.4). */
 function itemOrder(f: EventListFilters, source: ListSource): string[] {
-  const c = (name: string) => column(source, name)
+  const c: Columns = (name) => column(source, name)
   const key = source === 'events' ? [] : ['o.occurrence_key']
   if (f.include !== undefined) return [c('date_utc'), c('id'), ...key]
   return [c(f.frame === 'utc' ? 'start_utc' : 'start_local'), c('date_utc'), c('id'), ...key]
 }
 
-/**
- * The first `head` items of `source` in list order, as page keys: `id` (the series' for an
- * occurrence), `occurrence_key` (null for a single event) and the order columns.
- */
-function headKeys(db: Kysely<DB>, f: EventListFilters, source: ListSource, head: number, seriesAsSeries: boolean): AnyQuery {
+/** An item's place in a list page: `id` (the series' for an occurrence), `occurrence_key` (null for a single event) and the order columns. */
+interface PageKey {
+  id: number
+  occurrence_key: string | null
+  list_start: string
+  list_date: string
+}
+
+/** The first `head` items of `source` in list order, as page keys, under `alias`. */
+function headKeys<A extends string>(db: Kysely<DB>, f: EventListFilters, source: ListSource, head: number, seriesAsSeries: boolean, alias: A): AliasedSelectQueryBuilder<PageKey, A> {
   const start = column(source, f.frame === 'utc' ? 'start_utc' : 'start_local')
-  const keyed = listItemsQuery(db, f, source, seriesAsSeries).select([
-    sql.ref(column(source, 'id')).as('id'),
-    (source === 'events' ? sql<string | null>`null::text` : sql<string>`o.occurrence_key`).as('occurrence_key'),
-    sql.ref(start).as('list_start'),
-    sql.ref(column(source, 'date_utc')).as('list_date'),
-  ])
-  return itemOrder(f, source)
-    .reduce((q, col) => q.orderBy(col), keyed)
-    .limit(pageBound(head))
+  const keys = [
+    sql.ref<number>(column(source, 'id')).as('id'),
+    (source === 'events' ? sql<string | null>`null::text` : sql<string | null>`o.occurrence_key`).as('occurrence_key'),
+    sql.ref<string>(start).as('list_start'),
+    sql.ref<string>(column(source, 'date_utc')).as('list_date'),
+  ] as const
+  const first = <D, T extends keyof D>(items: SelectQueryBuilder<D, T, PageKey>) =>
+    itemOrder(f, source)
+      .reduce((q, col) => q.orderBy(sql.ref(col)), items)
+      .limit(pageBound(head))
+      .as(alias)
+  return source === 'events' ? first(eventItems(db, f, seriesAsSeries).select(keys)) : first(occurrenceItems(db, f, source).select(keys))
+}
+
+/** How many items of `source` the list has. */
+function itemCount(db: Kysely<DB>, f: EventListFilters, source: ListSource, seriesAsSeries: boolean): Expression<{ n: number }> {
+  const n = sql<number>`count(*)::int`.as('n')
+  return source === 'events' ? eventItems(db, f, seriesAsSeries).select(n) : occurrenceItems(db, f, source).select(n)
 }
 
 /**
@@ -273,37 +316,37 @@ export function eventListPageQuery(
 ) {
   const far = computed !== undefined && computed.length > 0 && !seriesAsSeries
   const sources: ListSource[] = seriesAsSeries ? ['events'] : far ? ['events', 'occurrences', 'computed'] : ['events', 'occurrences']
-  const counted = (source: ListSource) => listItemsQuery(db, f, source, seriesAsSeries).select(sql<number>`count(*)::int`.as('n'))
-  const count = db.selectNoFrom(sql.join(sources.map((source) => sql`(${counted(source)})`), sql` + `).as('n'))
+  const count = db.selectNoFrom(sql.join(sources.map((source) => sql`(${itemCount(db, f, source, seriesAsSeries)})`), sql` + `).as('n'))
   // Each half's first offset + limit items, in list order, then merged: the page's keys come
   // first, read from the list indexes alone (the rows skipped are never read from the tables), and
   // only the page's own rows are joined. Both halves page together, so `total` is exact and paging
   // never skips or repeats an item.
   const head = page.offset + page.limit
   const merged = sources
-    .map((source, i) => (db as Kysely<any>).selectFrom(headKeys(db, f, source, head, seriesAsSeries).as(`h${i}`)).selectAll())
+    .map((source, i) => db.selectFrom(headKeys(db, f, source, head, seriesAsSeries, `h${i}`)).selectAll())
     .reduce((all, half) => all.unionAll(half))
-  const pageOrder = f.include !== undefined ? ['list_date', 'id'] : ['list_start', 'list_date', 'id']
-  const keys = (w: QueryCreator<any>) =>
-    pageOrder
-      .reduce((q, col) => q.orderBy(col), w.selectFrom(merged.as('u')).selectAll())
-      .orderBy(sql`occurrence_key nulls first`)
-      .limit(pageBound(page.limit))
-      .offset(pageBound(page.offset))
+  const pageOrder = f.include !== undefined ? (['list_date', 'id'] as const) : (['list_start', 'list_date', 'id'] as const)
   // `c` comes first so that the known snapshot and total stay the first two parameters
   // (`knownTotalStatement` swaps them in); `page` is a CTE so that its ids reach the relation function
   // in one call.
-  const start = far ? (db as Kysely<any>).with('far', (w) => w.selectFrom(farRows(computed).as('fr')).selectAll()) : (db as Kysely<any>)
+  const listDb = db.withTables<{ far: OccurrenceRow }>()
+  const start: QueryCreator<ListDB> = far ? listDb.with('far', (w) => w.selectFrom(farRows(computed).as('fr')).selectAll()) : listDb
   // An occurrence's times: from its stored row, or from the computed one.
-  const times = ['start_local', 'end_local', 'start_utc', 'end_utc'].map((t) =>
-    far ? sql`coalesce(${sql.ref(`eo.${t}`)}, ${sql.ref(`fo.${t}`)})`.as(`occurrence_${t}`) : sql.ref(`eo.${t}`).as(`occurrence_${t}`),
+  const times = (['start_local', 'end_local', 'start_utc', 'end_utc'] as const).map((t) =>
+    far ? sql<string>`coalesce(${sql.ref(`eo.${t}`)}, ${sql.ref(`fo.${t}`)})`.as(`occurrence_${t}`) : sql.ref<string>(`eo.${t}`).as(`occurrence_${t}`),
   )
   const statement = pageOrder
     .reduce(
-      (q, col) => q.orderBy(`k.${col}`),
+      (q, col) => q.orderBy(sql.ref(`k.${col}`)),
       start
         .with('c', () => db.selectNoFrom(knownTotalColumns(known, count, countDependsOn(f))))
-        .with('page', keys)
+        .with('page', (w) =>
+          pageOrder
+            .reduce((q, col) => q.orderBy(col), w.selectFrom(merged.as('u')).selectAll())
+            .orderBy(sql`occurrence_key nulls first`)
+            .limit(pageBound(page.limit))
+            .offset(pageBound(page.offset)),
+        )
         .selectFrom('c')
         .leftJoin('page as k', (join) => join.onTrue())
         .leftJoin('events as e', 'e.id', 'k.id')
