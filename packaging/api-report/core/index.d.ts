@@ -798,8 +798,19 @@ declare const NAMESPACE = "cal/events/v1";
 /** The reference plugin's REST path, served as well when the `wpCompat` option is on. */
 declare const WP_NAMESPACE = "wp-json/tribe/events/v1";
 
+/**
+ * What an operation's answer reads, or its writes change, named as the change log records changes
+ * (`changes/change-log.ts`, one name per tracked table): `events` stands for every kind of event
+ * change (filtered, searched or other columns). The hot-read cache keeps an answer across changes
+ * of kinds it does not read; so a read left out here is a stale answer, and is tested for.
+ */
+type Resource = 'events' | 'event_occurrences' | 'event_terms' | 'event_organizers' | 'venues' | 'organizers' | 'terms' | 'images' | 'users';
 /** An operation's own policies, beside its parameters'. */
 interface OperationPolicy {
+    /** What its answer may read, whatever was asked (anonymous or not). */
+    readonly reads?: readonly Resource[];
+    /** What it may change; `[]` for a read (a read that writes, as a window past the occurrence horizon may, says so). */
+    readonly writes?: readonly Resource[];
     /**
      * `never`: the hot-read cache never keeps its answers: they read no data (the root descriptor,
      * `/doc`), are streamed text (feeds) or depend on more than the data (sync walks: how far the
@@ -2066,8 +2077,8 @@ declare function overrideArgs(): Pick<{
 declare function followingArgs(): {
     recurrence: ArgSpec<string[], string[]>;
     title: ArgSpec<string, string>;
-    excerpt: ArgSpec<string, string>;
     description: ArgSpec<string, string>;
+    excerpt: ArgSpec<string, string>;
     show_map: ArgSpec<boolean, string | boolean | 0 | 1>;
     show_map_link: ArgSpec<boolean, string | boolean | 0 | 1>;
     timezone: ArgSpec<string, string>;
@@ -2236,7 +2247,7 @@ declare function termListArgs(taxonomy: Taxonomy, variant: VariantConfig): WithP
     exclude: ArgSpec<number[], string | number | (string | number)[]>;
     include: ArgSpec<number[], string | number | (string | number)[]>;
     order: ArgSpec<"asc" | "desc", unknown>;
-    orderby: ArgSpec<"name" | "id" | "description" | "slug" | "count" | "term_group" | "include" | "include_slugs", unknown>;
+    orderby: ArgSpec<"id" | "description" | "name" | "slug" | "count" | "term_group" | "include" | "include_slugs", unknown>;
     hide_empty: ArgSpec<boolean, string | boolean | 0 | 1>;
     post: ArgSpec<number, string | number>;
     event: ArgSpec<number, string | number>;

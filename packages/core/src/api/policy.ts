@@ -4,8 +4,23 @@ import type { ArgPolicy } from './arg-kinds.js'
 // declared with the operation (`Operation.policy`) and with its parameters (`ArgSpec.policy`); the
 // steps and the sync walks read these declarations, never lists of resource parameter names.
 
+/**
+ * What an operation's answer reads, or its writes change, named as the change log records changes
+ * (`changes/change-log.ts`, one name per tracked table): `events` stands for every kind of event
+ * change (filtered, searched or other columns). The hot-read cache keeps an answer across changes
+ * of kinds it does not read; so a read left out here is a stale answer, and is tested for.
+ */
+export type Resource = 'events' | 'event_occurrences' | 'event_terms' | 'event_organizers' | 'venues' | 'organizers' | 'terms' | 'images' | 'users'
+
+/** Every resource (what an operation reads when it cannot say more, and the change log's tables). */
+export const RESOURCES: readonly Resource[] = ['events', 'event_occurrences', 'event_terms', 'event_organizers', 'venues', 'organizers', 'terms', 'images', 'users']
+
 /** An operation's own policies, beside its parameters'. */
 export interface OperationPolicy {
+  /** What its answer may read, whatever was asked (anonymous or not). */
+  readonly reads?: readonly Resource[]
+  /** What it may change; `[]` for a read (a read that writes, as a window past the occurrence horizon may, says so). */
+  readonly writes?: readonly Resource[]
   /**
    * `never`: the hot-read cache never keeps its answers: they read no data (the root descriptor,
    * `/doc`), are streamed text (feeds) or depend on more than the data (sync walks: how far the
@@ -37,6 +52,8 @@ export interface CacheRules {
   readonly uncachedWith: readonly string[]
   /** With any of these sent, an answer that read the clock holds within its second, else its minute. */
   readonly secondWith: readonly string[]
+  /** What a kept answer depends on: a change of any other resource leaves it kept (`OperationPolicy.reads`; all when undeclared). */
+  readonly reads: readonly Resource[]
 }
 
 const rulesOf = new WeakMap<object, CacheRules>()
@@ -46,7 +63,12 @@ export function cacheRules(operation: { readonly args: Declared; readonly policy
   let rules = rulesOf.get(operation)
   if (!rules) {
     const { args } = operation
-    rules = { never: operation.policy?.cache === 'never', uncachedWith: paramsWith(args, 'cache', 'uncached'), secondWith: paramsWith(args, 'cache', 'second') }
+    rules = {
+      never: operation.policy?.cache === 'never',
+      uncachedWith: paramsWith(args, 'cache', 'uncached'),
+      secondWith: paramsWith(args, 'cache', 'second'),
+      reads: operation.policy?.reads ?? RESOURCES,
+    }
     rulesOf.set(operation, rules)
   }
   return rules

@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
+import type { Resource } from '../api/policy.js'
 import type { DB } from '../db/generated.js'
 import { pruneIdempotencyKeys } from '../api/idempotency.js'
 import { foldTermCounts } from '../db/term-counts.js'
@@ -69,26 +70,53 @@ export function changedSince(point: ChangePoint, kinds?: readonly ChangeKind[]):
   return sql<boolean>`cal_changed_since(${point}::pg_snapshot, ${sql.raw(`array[${kinds.map((k) => `'${k}'`).join(', ')}]::text[]`)})`
 }
 
-/** `checkChanges`'s statement, compiled once: the hot-read cache runs it on every kept answer it serves. */
-const CHECK = sql`select ${changedSince('')} as changed, ${currentPoint()} as now`
+/** Kinds of change from the log's own names (`cal_changes.tbl`); an unknown name is `undefined`. */
+const KNOWN_KINDS = new Set<string>(['events', 'events.search', 'events.content', 'venues', 'organizers', 'terms', 'event_terms', 'event_organizers', 'event_occurrences', 'images', 'users'] satisfies ChangeKind[])
+
+/** The kinds of change that can change what a reader of `resources` read (`OperationPolicy.reads`). */
+export function changeKindsOf(resources: readonly Resource[]): ChangeKind[] {
+  return resources.flatMap((r): ChangeKind[] => (r === 'events' ? ['events', 'events.search', 'events.content'] : [r]))
+}
+
+/** Past this many changes since a point, a check stops naming their kinds: everything counts as changed. */
+const NAMED_AT_MOST = 100
+
+// Which kinds changed since the point: the changes at or past xmax(p), and those of the
+// transactions in progress at p, by the index walks of `cal_changed_since` (migration 0018, which
+// explains why): `order by … limit` makes the primary key's order the plan whatever the estimates,
+// so a check reads the changes since the previous check, not the log. A transaction records each
+// kind at most once (the key is (xid, tbl)), so the second limit never cuts a transaction short.
+export const KINDS_SINCE = `select cal_log_misses($1::pg_snapshot) as missed,
+  array(select c.tbl from cal_changes c where c.xid >= pg_snapshot_xmax($1::pg_snapshot) order by c.xid limit ${NAMED_AT_MOST + 1}) as later,
+  array(select r.tbl from pg_snapshot_xip($1::pg_snapshot) x
+          cross join lateral (select c.tbl from cal_changes c where c.xid >= x and c.xid <= x order by c.xid limit 1000) r) as running,
+  pg_current_snapshot()::text as now`
+/** `checkChanges`'s statement: the hot-read cache runs it on every kept answer it serves. */
+const CHECK = KINDS_SINCE
 // With read replicas, also the primary's WAL position after the snapshot: every commit the point
 // shows is at or before it, so a replica replayed that far reads at least the point's data.
-const CHECK_WITH_LSN = sql`select ${changedSince('')} as changed, ${currentPoint()} as now, pg_current_wal_lsn()::text as lsn`
-let checkText: string | undefined
-let checkWithLsnText: string | undefined
+const CHECK_WITH_LSN = `${KINDS_SINCE}, pg_current_wal_lsn()::text as lsn`
 
-/** What a check found: whether anything changed, the current point and (`withLsn`) the primary's WAL position. */
+/**
+ * What a check found: the kinds of change since the point (`all` when the log cannot name them:
+ * pruned past the point, or too many changes), the current point and (`withLsn`) the primary's
+ * WAL position.
+ */
 export interface ChangeCheck {
-  changed: boolean
+  changed: readonly ChangeKind[] | 'all'
   now: ChangePoint
   lsn?: string
 }
 
-/** Asks on its own whether anything changed since `point`; also returns the current point. */
+/** Asks on its own which kinds of change committed since `point`; also returns the current point. */
 export async function checkChanges(db: Kysely<DB>, point: ChangePoint, withLsn = false): Promise<ChangeCheck> {
-  const text = withLsn ? (checkWithLsnText ??= CHECK_WITH_LSN.compile(db).sql) : (checkText ??= CHECK.compile(db).sql)
-  const { rows } = await db.executeQuery<ChangeCheck>(CompiledQuery.raw(text, [point]))
-  return rows[0]!
+  const { rows } = await db.executeQuery<{ missed: boolean; later: string[]; running: string[]; now: ChangePoint; lsn?: string }>(
+    CompiledQuery.raw(withLsn ? CHECK_WITH_LSN : CHECK, [point]),
+  )
+  const { missed, later, running, now, lsn } = rows[0]!
+  const kinds = new Set([...later, ...running])
+  const named = !missed && later.length <= NAMED_AT_MOST && [...kinds].every((k) => KNOWN_KINDS.has(k))
+  return { changed: named ? ([...kinds] as ChangeKind[]) : 'all', now, ...(lsn !== undefined ? { lsn } : {}) }
 }
 
 /** The current point, asked on its own: a point taken before a read stands for what that read sees. */

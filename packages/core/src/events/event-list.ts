@@ -9,6 +9,7 @@ import { listHeaders, listUrls, paging, postListBody, totalPages } from '../shar
 import { resolveTermFilter } from '../terms/term-links.js'
 import { CATEGORY, TAG } from '../terms/taxonomies.js'
 import { eventListArgs } from './event.args.js'
+import { EVENT_READS } from './event-resources.js'
 import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, openEndedSeriesQuery, type EventListFilters } from './event-list-query.js'
 import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
@@ -61,6 +62,7 @@ export function eventListOperation(variant: VariantConfig) {
   // The date window's parameters, as declared (`ArgPolicy.sync`): a sync walk refuses them.
   const windowParams = syncRefusedParams(declared)
   return defineOperation({
+    policy: { reads: EVENT_READS, writes: [] },
     args: declared,
     async prepare(input, ctx): Promise<{ input: ListArgs; filters: EventListFilters; sync?: SyncRequest }> {
       const db = ctx.db

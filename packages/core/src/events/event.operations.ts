@@ -12,6 +12,7 @@ import { trashPost } from '../posts/lifecycle.js'
 import { utcWall } from '../time/wall-time.js'
 import { locatePost } from '../posts/locate.js'
 import { eventWriteArgs } from './event.args.js'
+import { EVENT_READS, EVENT_WRITE_READS, EVENT_WRITES } from './event-resources.js'
 import { findEventIdByOrigin, findEventRow, postTypeOf } from './event.repository.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow } from './event.serializer.js'
 import { findException, occurrenceAt } from '../recurrence/index.js'
@@ -81,6 +82,7 @@ function checkPassword(ctx: CallContext, eventId: number, actual: string, given:
 /** GET of one event by id or slug (CONTRACT 9). */
 export function eventReadOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
+    policy: { reads: EVENT_READS, writes: [] },
     // The reference honours `password` on by-slug reads although it does not declare it.
     args: { ...locatorArgs(locator, variant, true), ...(variant.passwordParam ? { password: passwordArg } : {}) },
     async prepare(input, ctx) {
@@ -110,6 +112,7 @@ function checkReadable(ctx: CallContext, row: EventRow, password: unknown): void
  */
 export function eventOccurrenceReadOperation(variant: VariantConfig) {
   return defineOperation({
+    policy: { reads: EVENT_READS, writes: [] },
     args: {
       id: idArg,
       key: args.shortText(20, { required: true, description: 'Occurrence key: its original start in UTC (20270105T090000Z), or its date (20270105) in an all-day series.' }),
@@ -152,6 +155,7 @@ export function eventOccurrenceReadOperation(variant: VariantConfig) {
  */
 export function eventByOriginOperation() {
   return defineOperation({
+    policy: { reads: EVENT_READS, writes: [] },
     args: { origin_uid: args.shortText(1000, { required: true, description: 'Origin id of the event.' }) },
     async run(input, ctx) {
       const id = await findEventIdByOrigin(ctx.db, input.origin_uid!, ctx.language)
@@ -167,6 +171,7 @@ export function eventByOriginOperation() {
 /** DELETE of one event: moves it to the trash (CONTRACT 13). */
 export function eventDeleteOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
+    policy: { reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: locatorArgs(locator, variant, true),
     async prepare(input, ctx) {
       const found = await locate(ctx, input)
@@ -222,7 +227,7 @@ function readView(ctx: CallContext, row: EventRow): OperationResult | null {
 export function eventCreateOperation() {
   return defineOperation({
     // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
-    policy: { idempotent: true },
+    policy: { idempotent: true, reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: eventWriteArgs(true),
     async prepare(input, ctx) {
       return planEventWrite(ctx.db, input, undefined, ctx)
@@ -243,6 +248,7 @@ export function eventUpdateOperation(locator: Locator, variant: VariantConfig) {
   // O-23: a password sent on update-by-id protects the event; null clears it.
   if (declared.password) declared.password = { ...declared.password, nullable: true }
   return defineOperation({
+    policy: { reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: declared,
     async prepare(input, ctx) {
       const found = await locate(ctx, locator === 'id' ? { id: input.id } : { slug: input.slug! })

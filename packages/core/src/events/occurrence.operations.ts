@@ -10,6 +10,7 @@ import { expandSliced, findException, occurrenceAt, occurrenceKey, occurrenceNot
 import { epochMsToUtcWall, utcWallToEpochMs, wallToUtc, wallFromDb } from '../time/wall-time.js'
 import { locatePost } from '../posts/locate.js'
 import { eventWriteArgs } from './event.args.js'
+import { EVENT_WRITE_READS, EVENT_WRITES } from './event-resources.js'
 import { findEventRow } from './event.repository.js'
 import { serializeEvent, serializeException, type EventRow } from './event.serializer.js'
 import { applyEventWrite, planEventWrite, type EventInput } from './event-write.js'
@@ -35,6 +36,7 @@ const keyArg = args.shortText(20, {
  */
 export function eventOccurrenceDeleteOperation() {
   return defineOperation({
+    policy: { reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: { id: idArg, key: keyArg },
     async prepare(input, ctx) {
       return { ...(await locatePost(ctx, 'events', { id: input.id }, findEventRow)), key: input.key as string }
@@ -181,6 +183,7 @@ function requireSeries(row: EventRow, key: string): void {
  */
 export function eventOccurrenceUpdateOperation() {
   return defineOperation({
+    policy: { reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: { id: idArg, key: keyArg, ...overrideArgs() },
     prepare: prepareChange,
     authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),
@@ -293,6 +296,7 @@ async function splitSeries(trx: Transaction<DB>, seriesId: number, key: string, 
  */
 export function eventOccurrenceSplitOperation() {
   return defineOperation({
+    policy: { reads: EVENT_WRITE_READS, writes: EVENT_WRITES },
     args: { id: idArg, key: keyArg, ...followingArgs() },
     prepare: prepareChange,
     authorize: ({ row }, ctx) => authorizeSeriesEdit(row, ctx),

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { RequestClock } from '../api/context.js'
 import type { CacheRules } from '../api/policy.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
-import { checkChanges, takePoint, takePointWithLsn, type ChangePoint } from '../changes/change-log.js'
+import { changeKindsOf, checkChanges, takePoint, takePointWithLsn, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
 import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
 import { answerSize, ByteLru } from './byte-lru.js'
@@ -21,7 +21,9 @@ import type { CalendarResponse } from './request.js'
 //   the snapshot of check n-1, and its own snapshot is G(n). An answer's point is the snapshot of
 //   the check it waited for (its `base`). When checks b+1..n all found nothing, every write
 //   committed at G(n) was visible in G(b), the answer's point: the answer is what a read at G(n)
-//   would return. A check that finds a change drops every answer it covered.
+//   would return. A check that finds a change drops every answer it covered that reads what changed:
+//   the check names the kinds of change (`checkChanges`), an answer keeps the kinds its operation
+//   declares it reads (`OperationPolicy.reads`), so a category list outlives a venue's edit.
 // - A request waits for a check whose statement is sent after it arrived (it joins the next check
 //   while that one still waits for a connection), so a write acknowledged before the request
 //   started is committed at that check's snapshot.
@@ -44,6 +46,8 @@ interface Entry {
   etag: string
   /** The number of the check whose snapshot is the answer's point (taken before its data was read). */
   base: number
+  /** The kinds of change that make it stale: those of what its operation declares it reads. */
+  kinds: readonly ChangeKind[]
   /** The clock slot the answer holds for, when its operation read the clock. */
   clock: { unit: number; slot: number } | undefined
   size: number
@@ -131,10 +135,16 @@ export interface ChangeValidator {
   next(): Promise<Check>
   /** Checks run so far. */
   checks(): number
-  /** Answers whose point came from check `staleThrough()` or an earlier one are stale. */
-  staleThrough(): number
-  /** Calls `listener(through)` whenever a check finds a change: answers of checks up to `through` are stale. */
-  onChange(listener: (through: number) => void): void
+  /**
+   * Answers that read `kinds` (anything, when not given) whose point came from check
+   * `staleThrough(kinds)` or an earlier one are stale.
+   */
+  staleThrough(kinds?: readonly ChangeKind[]): number
+  /**
+   * Calls `listener(through, changed)` whenever a check finds a change: answers of checks up to
+   * `through` that read one of the `changed` kinds (any, for `all`) are stale.
+   */
+  onChange(listener: (through: number, changed: readonly ChangeKind[] | 'all') => void): void
 }
 
 /**
@@ -145,11 +155,23 @@ export interface ChangeValidator {
  * point came from check n-1 or earlier is stale (`staleThrough`).
  */
 export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeValidator {
-  const listeners: ((through: number) => void)[] = []
+  const listeners: ((through: number, changed: readonly ChangeKind[] | 'all') => void)[] = []
+  // Checks end in order, so each of these only grows: of any change, of one the log could not
+  // name, and of each kind.
   let staleThrough = 0
-  const onChange = (through: number) => {
-    staleThrough = Math.max(staleThrough, through)
-    for (const listener of listeners) listener(through)
+  let allStaleThrough = 0
+  const staleByKind = new Map<ChangeKind, number>()
+  const onChange = (through: number, changed: readonly ChangeKind[] | 'all') => {
+    staleThrough = through
+    if (changed === 'all') allStaleThrough = through
+    else for (const kind of changed) staleByKind.set(kind, through)
+    for (const listener of listeners) listener(through, changed)
+  }
+  const staleFor = (kinds: readonly ChangeKind[] | undefined) => {
+    if (kinds === undefined) return staleThrough
+    let through = allStaleThrough
+    for (const kind of kinds) through = Math.max(through, staleByKind.get(kind) ?? 0)
+    return through
   }
   let last: Check | undefined
   /** The check whose statement has not been sent yet, and the requests waiting for it. */
@@ -173,15 +195,15 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeVa
           .execute(async (connection) => {
             // From here on the statement is on its way: newcomers wait for the next check.
             if (pending?.promise === promise) pending = undefined
-            if (!previous) return withLsn ? { changed: true, ...(await takePointWithLsn(connection)) } : { changed: true, now: await takePoint(connection) }
+            if (!previous) return withLsn ? { changed: 'all' as const, ...(await takePointWithLsn(connection)) } : { changed: 'all' as const, now: await takePoint(connection) }
             return checkChanges(connection, previous.point, withLsn)
           })
           .then(
-            (result: { changed: boolean; now: ChangePoint; lsn?: string }) => {
+            (result: { changed: readonly ChangeKind[] | 'all'; now: ChangePoint; lsn?: string }) => {
               const lsn = parseLsn(result.lsn)
               const check: Check = { seq: (previous?.seq ?? 0) + 1, point: result.now, ...(lsn !== undefined ? { lsn } : {}) }
               checks++
-              if (result.changed) onChange(check.seq - 1)
+              if (result.changed === 'all' || result.changed.length > 0) onChange(check.seq - 1, result.changed)
               last = check
               resolve(check)
             },
@@ -204,7 +226,7 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeVa
     return promise
   }
 
-  return { next, checks: () => checks, staleThrough: () => staleThrough, onChange: (listener) => void listeners.push(listener) }
+  return { next, checks: () => checks, staleThrough: staleFor, onChange: (listener) => void listeners.push(listener) }
 }
 
 /** Creates the cache, or returns `undefined` when it is off (`validator`: the calendar's shared check chain). */
@@ -221,13 +243,22 @@ export function createResponseCache(
   // window per request) cost no extra statement for the point.
   const seen = new Map<string, true>()
 
-  validator.onChange((through) => entries.dropWhere((entry) => entry.base <= through))
+  validator.onChange((through, changed) =>
+    entries.dropWhere((entry) => entry.base <= through && (changed === 'all' || entry.kinds.some((kind) => changed.includes(kind)))),
+  )
+  // The kinds each operation's answers read, worked out once per operation (its rules are).
+  const kindsOf = new WeakMap<CacheRules, readonly ChangeKind[]>()
+  const kindsFor = (rules: CacheRules) => {
+    let kinds = kindsOf.get(rules)
+    if (!kinds) kindsOf.set(rules, (kinds = changeKindsOf(rules.reads)))
+    return kinds
+  }
 
   const current = (entry: Entry) => entry.clock === undefined || Math.floor(now().getTime() / entry.clock.unit) === entry.clock.slot
 
   /** `entry` after the check a request waited for: still what a read now would return? */
   function valid(key: string, entry: Entry): boolean {
-    if (entry.base > validator.staleThrough() && current(entry)) {
+    if (entry.base > validator.staleThrough(entry.kinds) && current(entry)) {
       entries.touch(key, entry)
       return true
     }
@@ -290,6 +321,7 @@ export function createResponseCache(
       if (rules.never || rules.uncachedWith.some((name) => params[name] !== undefined)) return undefined
       const key = keyFor(parts)
       const secondGrained = rules.secondWith.some((name) => params[name] !== undefined)
+      const kinds = kindsFor(rules)
       let point: Check | undefined
       return {
         async fresh(ifNoneMatch) {
@@ -309,12 +341,12 @@ export function createResponseCache(
         keep(status, headers, text, clock, readPosition) {
           // A check since the point found a change: the answer may already be stale. Read on a
           // replica behind the point: it may miss a write the point shows.
-          if (point === undefined || point.seq <= validator.staleThrough() || headers.ETag === undefined || !readCovers(point, readPosition)) return
+          if (point === undefined || point.seq <= validator.staleThrough(kinds) || headers.ETag === undefined || !readCovers(point, readPosition)) return
           const size = answerSize(text.length, headers)
           if (size > maxBytes / 16) return // one huge page must not flush everything else
           const unit = secondGrained ? SECOND_MS : MINUTE_MS
           const slot = clock.read ? { unit, slot: Math.floor(clock.now().getTime() / unit) } : undefined
-          entries.set(key, { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, clock: slot, size })
+          entries.set(key, { key, status, headers: { ...headers }, text, etag: headers.ETag, base: point.seq, kinds, clock: slot, size })
         },
       }
     },

@@ -4,6 +4,7 @@ import type { VariantConfig } from '../config/variants.js'
 import { eventListOperation } from '../events/event-list.js'
 import { eventListArgs } from '../events/event.args.js'
 import { eventReadOperation } from '../events/event.operations.js'
+import { EVENT_READS } from '../events/event-resources.js'
 import type { EventRow } from '../events/event.serializer.js'
 import { args } from '../api/arg-kinds.js'
 import { utcWallToEpochMs, wallFromDb } from '../time/wall-time.js'
@@ -94,7 +95,7 @@ export function eventFeedOperation(variant: VariantConfig, feeds: FeedBuilds) {
   const { maxEvents } = feeds.options
   return defineOperation({
     // Streamed text with validators of its own (the kept feeds of feed-builds.ts), never in the hot-read cache.
-    policy: { cache: 'never' },
+    policy: { cache: 'never', reads: EVENT_READS, writes: [] },
     args: feedArgs(variant),
     async prepare(input, ctx) {
       // The list's own rules: same 400s, same visibility, same default window.
@@ -135,7 +136,7 @@ export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfi
   // The read's parameters and a feed key; typed as any declarations, so the read's `prepare` fits.
   const args: ArgsRecord = { ...read.args, key: keyArg }
   return defineOperation({
-    policy: { cache: 'never' },
+    policy: { cache: 'never', reads: EVENT_READS, writes: [] },
     args,
     prepare: read.prepare,
     async run(prepared, ctx): Promise<OperationResult<undefined>> {

@@ -13,6 +13,7 @@ import type { LinkedKind } from './kinds.js'
 import { linkedListArgs } from './linked.args.js'
 import { linkedListQuery, orderLinkedList, type LinkedListFilters } from './linked-list-query.js'
 import { imageJson, linkedDb } from './linked.repository.js'
+import { linkedReads } from './linked.operations.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
 import { linkedSyncRefused, linkedSyncSource } from './linked-sync.js'
 import { syncPage, syncRequest, type SyncRequest } from '../sync/sync-walk.js'
@@ -26,6 +27,9 @@ type ListArgs = ParsedArgs<ReturnType<typeof linkedListArgs>>
 export function linkedListOperation(kind: LinkedKind, variant: VariantConfig) {
   const declared = linkedListArgs(kind, variant)
   return defineOperation({
+    // Its filters by events (`event`, `has_events`, `only_with_upcoming`) read events, their
+    // occurrences and the kind's link to them.
+    policy: { reads: [...linkedReads(kind), 'events', 'event_occurrences', ...(kind.eventLink.via === 'table' ? [kind.eventLink.table] : [])], writes: [] },
     args: declared,
     async prepare(input, ctx): Promise<{ input: ListArgs; filters: LinkedListFilters; sync?: SyncRequest }> {
       if (input.search !== undefined && typeof input.search !== 'string') {

@@ -1,6 +1,7 @@
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type ArgsRecord } from '../api/operation.js'
+import type { Resource } from '../api/policy.js'
 import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import { CalendarError, invalidParam } from '../errors.js'
@@ -11,6 +12,16 @@ import { locatePost } from '../posts/locate.js'
 import { findLinkedRow, trashLinked } from './linked.repository.js'
 import { serializeLinked, type LinkedRow } from './linked.serializer.js'
 import { checkLinkedInput, createLinked, updateLinked } from './linked.write.js'
+
+/** What a venue/organizer answer reads (`OperationPolicy.reads`): its records and their images. */
+export function linkedReads(kind: LinkedKind): Resource[] {
+  return [kind.table, 'images']
+}
+
+/** What trashing a record changes: the record, and the events it leaves (for a venue, their occurrences' copy of it too). */
+function trashWrites(kind: LinkedKind): Resource[] {
+  return kind.eventLink.via === 'table' ? [kind.table, kind.eventLink.table] : [kind.table, 'events', 'event_occurrences']
+}
 
 /** How a by-id or by-slug route names its venue/organizer. */
 type Locator = 'id' | 'slug'
@@ -41,6 +52,7 @@ async function readBack(kind: LinkedKind, id: number, ctx: CallContext): Promise
 /** GET of one venue/organizer by id or slug (CONTRACT 9.1), with `json_ld`. */
 export function linkedReadOperation(kind: LinkedKind, locator: Locator) {
   return defineOperation({
+    policy: { reads: linkedReads(kind), writes: [] },
     args: locatorArgs(kind, locator),
     prepare: (input, ctx) => locate(kind, locator, input, ctx),
     async run(row, ctx) {
@@ -57,7 +69,8 @@ export function linkedReadOperation(kind: LinkedKind, locator: Locator) {
 export function linkedCreateOperation<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>) {
   return defineOperation({
     // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
-    policy: { idempotent: true },
+    // Authors are checked against `users`; an image URL becomes an image row.
+    policy: { idempotent: true, reads: [...linkedReads(kind), 'users'], writes: linkedReads(kind) },
     args: linkedWriteArgs(kind, true),
     async prepare(input, ctx) {
       await checkLinkedInput(ctx.db, kind, input)
@@ -78,6 +91,7 @@ export function linkedCreateOperation<N extends LinkedKind['type'], D extends Ar
 /** POST/PUT/PATCH of one venue/organizer: a partial update (CONTRACT 11.3, O-2). */
 export function linkedUpdateOperation<N extends LinkedKind['type'], D extends ArgsRecord>(kind: LinkedKind<N, D>, locator: Locator) {
   return defineOperation({
+    policy: { reads: [...linkedReads(kind), 'users'], writes: linkedReads(kind) },
     // The path placeholder wins over a body `id`/`slug` (O-13); venues have no slug input to rename.
     args: { ...linkedWriteArgs(kind, false), ...locatorArgs(kind, locator) },
     async prepare(input, ctx) {
@@ -99,6 +113,7 @@ export function linkedUpdateOperation<N extends LinkedKind['type'], D extends Ar
 /** DELETE of one venue/organizer: trash it and unlink it from every event (CONTRACT 13). */
 export function linkedDeleteOperation(kind: LinkedKind, locator: Locator) {
   return defineOperation({
+    policy: { reads: linkedReads(kind), writes: trashWrites(kind) },
     args: locatorArgs(kind, locator),
     prepare: (input, ctx) => locate(kind, locator, input, ctx),
     authorize(row, ctx) {

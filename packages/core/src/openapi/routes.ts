@@ -15,7 +15,7 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
   return {
     // Neither reads data: a cache check would cost more than answering them.
     root: defineOperation({
-      policy: { cache: 'never', replica: 'primary' },
+      policy: { cache: 'never', replica: 'primary', reads: [], writes: [] },
       args: {
         // Any other namespace is a 404 (rest_invalid_namespace), not a 400: the document lists the one value.
         namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE, openapi: { type: 'string', enum: [NAMESPACE] } }),
@@ -32,7 +32,7 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
       },
     }),
     doc: defineOperation({
-      policy: { cache: 'never', replica: 'primary' },
+      policy: { cache: 'never', replica: 'primary', reads: [], writes: [] },
       args: {},
       async run(_input, ctx) {
         document ??= buildOpenApiDocument(routes(), ctx.urls, `/${NAMESPACE}`)

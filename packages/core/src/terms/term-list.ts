@@ -10,10 +10,12 @@ import { termListArgs } from './term.args.js'
 import type { Taxonomy } from './taxonomies.js'
 import { allTermsExist, findTerm, selectTermPage, termListQuery, type TermListFilters } from './term.repository.js'
 import { serializeTerm } from './term.serializer.js'
+import { TERM_READS } from './term.operations.js'
 
 /** `GET /categories` or `GET /tags` (CONTRACT 5, 8). */
 export function termListOperation(taxonomy: Taxonomy, variant: VariantConfig) {
   return defineOperation({
+    policy: { reads: TERM_READS, writes: [] },
     args: termListArgs(taxonomy, variant),
     // A tag list echoes an undeclared `parent` in its links, as the reference does.
     readsRaw: ['parent'],

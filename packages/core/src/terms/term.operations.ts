@@ -1,5 +1,6 @@
 import type { CallContext } from '../api/context.js'
 import { defineOperation } from '../api/operation.js'
+import type { Resource } from '../api/policy.js'
 import { answerCommitted } from '../api/write.js'
 import { canManageTerms, listScope, require } from '../auth/permissions.js'
 import { invalidParam } from '../errors.js'
@@ -8,6 +9,12 @@ import type { Taxonomy } from './taxonomies.js'
 import { findTerm, termShownTo } from './term.repository.js'
 import { serializeTerm, type TermRow } from './term.serializer.js'
 import { checkParent, createTerm, deleteTerm, refuseParentWhenFlat, updateTerm } from './term-write.js'
+
+/**
+ * What a term answer reads (`OperationPolicy.reads`): the terms, and for their counts and
+ * visibility the events that carry them (a term only hidden events use reads as missing).
+ */
+export const TERM_READS = ['terms', 'event_terms', 'events'] as const satisfies readonly Resource[]
 
 /** The term a by-id route names; an unknown id is a parameter rule, so 400 before permission (CONTRACT 9.1, 13). */
 async function requireTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promise<TermRow> {
@@ -24,6 +31,7 @@ async function readTerm(ctx: CallContext, taxonomy: Taxonomy, id: number): Promi
 /** `GET /categories/{id}` or `/tags/{id}`; any language (CONTRACT 15.2). */
 export function termReadOperation(taxonomy: Taxonomy) {
   return defineOperation({
+    policy: { reads: TERM_READS, writes: [] },
     args: { id: termIdArg },
     async prepare(input, ctx) {
       const row = await requireTerm(ctx, taxonomy, input.id!)
@@ -41,7 +49,7 @@ export function termReadOperation(taxonomy: Taxonomy) {
 export function termCreateOperation(taxonomy: Taxonomy) {
   return defineOperation({
     // A retry with the same Idempotency-Key returns the first answer (api/idempotency.ts).
-    policy: { idempotent: true },
+    policy: { idempotent: true, reads: TERM_READS, writes: ['terms'] },
     args: termWriteArgs(taxonomy, true),
     readsRaw: ['parent'],
     async prepare(input, ctx) {
@@ -64,6 +72,7 @@ export function termCreateOperation(taxonomy: Taxonomy) {
 /** `POST|PUT|PATCH /categories/{id}` or `/tags/{id}`: a partial update (CONTRACT 12). */
 export function termUpdateOperation(taxonomy: Taxonomy) {
   return defineOperation({
+    policy: { reads: TERM_READS, writes: ['terms'] },
     args: { ...termWriteArgs(taxonomy, false), id: termIdArg },
     readsRaw: ['parent'],
     async prepare(input, ctx) {
@@ -86,6 +95,8 @@ export function termUpdateOperation(taxonomy: Taxonomy) {
 /** `DELETE /categories/{id}` or `/tags/{id}`: permanent; returns the Term as it was (CONTRACT 13). */
 export function termDeleteOperation(taxonomy: Taxonomy) {
   return defineOperation({
+    // A deleted term leaves the events that carried it.
+    policy: { reads: TERM_READS, writes: ['terms', 'event_terms'] },
     args: { id: termIdArg },
     async prepare(input, ctx) {
       return requireTerm(ctx, taxonomy, input.id!)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { AnyOperation } from '../../src/api/operation.js'
 import { cacheRules } from '../../src/api/policy.js'
 import { wireCalendar } from '../../src/calendar/wiring.js'
 import { resolveOptions } from '../../src/config/options.js'
@@ -40,6 +41,17 @@ describe.each(['A', 'B'] as const)('operation policies (%s)', (variant) => {
     expect(syncRefusedParams(operations.events.list.args).sort()).toEqual(['start_date', 'end_date', ...bounds].sort())
     expect(syncRefusedParams(operations.venues.list.args).sort()).toEqual(['event', 'has_events', 'only_with_upcoming'])
     expect(Object.keys(operations.events.sync.args)).not.toContain('start_date')
+  })
+
+  it('declares what every operation reads and writes, and no read writes', () => {
+    const all = Object.entries(operations).flatMap(([resource, ops]) => Object.entries(ops as Record<string, AnyOperation>).map(([name, op]) => ({ name: `${resource}.${name}`, op })))
+    expect(all.filter(({ op }) => op.policy?.reads === undefined || op.policy.writes === undefined).map(({ name }) => name)).toEqual([])
+    const writingReads = routes.flatMap((route) => route.endpoints.filter((e) => e.methods.includes('GET') && e.operation.policy?.writes?.length).map(() => route.path))
+    expect(writingReads).toEqual([])
+    // What each kind of answer reads: an answer kept across a change of what it reads would be stale.
+    expect(cacheRules(operations.categories.list).reads).toEqual(['terms', 'event_terms', 'events'])
+    expect(cacheRules(operations.venues.get).reads).toEqual(['venues', 'images'])
+    expect(cacheRules(operations.events.list).reads).toEqual(['events', 'event_occurrences', 'event_terms', 'event_organizers', 'terms', 'venues', 'organizers', 'images'])
   })
 
   it('marks the creates idempotent, and nothing else', () => {
