@@ -98,6 +98,8 @@ const HELP = `Usage: pnpm bench [options]
   --steady-writes N   creates of the steady-state history (default 10000; env BENCH_STEADY_WRITES)
 
   DATABASE_URL        PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test)
+  BENCH_DB_PREFIX     prefix of the seeded databases' names (default cal_bench): benches run side by side
+                      on one server must not drop each other's databases
   BENCH_SERVER_NODE_OPTIONS  NODE_OPTIONS for the calendar server process only (default none)
   BENCH_SERVER_NODE_ARGS     node command-line flags for the server, space-separated (default none)
   CAL_DB_POOL_SIZE           the server's PostgreSQL pool size (default: the example server's, 2 x cores + 2)

@@ -10,11 +10,17 @@ import { startCalendarServer, type RunningServer } from './server.js'
 export const SERIES_PAIRED = ['list', 'list-window-category', 'categories']
 
 /**
+ * The prefix of the bench databases' names: `BENCH_DB_PREFIX`, so that benches run side by side on
+ * one server (several engineers) never drop or reuse each other's databases; `cal_bench` by default.
+ */
+export const DB_PREFIX = process.env.BENCH_DB_PREFIX || 'cal_bench'
+
+/**
  * The bench database of `events` events: `cal_bench_<events>`, with `_series<percent>` when a share
  * is seeded as series, so a series run never drops or reuses a plain run's database.
  */
 export function benchDatabaseName(events: number, seriesShare: number): string {
-  return seriesShare > 0 ? `cal_bench_${events}_series${report.percent(seriesShare).replace('.', '_')}` : `cal_bench_${events}`
+  return seriesShare > 0 ? `${DB_PREFIX}_${events}_series${report.percent(seriesShare).replace('.', '_')}` : `${DB_PREFIX}_${events}`
 }
 
 /** Statement counts of single list requests (main.ts `statementProbe`). */
@@ -34,7 +40,7 @@ export async function seriesVsPlainRun(
   drop: (name: string) => void,
 ): Promise<NonNullable<RunResults['seriesVsPlain']>> {
   const names = SERIES_PAIRED.filter((n) => !o.scenarios || o.scenarios.includes(n))
-  const name = `cal_bench_${o.events}_plain`
+  const name = `${DB_PREFIX}_${o.events}_plain`
   console.log(`\nSeries vs plain: seeding ${o.events.toLocaleString('en-US')} plain events into ${name}…`)
   if (!o.keep && !o.reuse) drop(name)
   const db = await preparePostgres(o.adminUrl, name, o.events, o.reuse, 0)

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { CalendarError } from '../errors.js'
 import { utcWall } from '../time/wall-time.js'
 import type { DB } from '../db/generated.js'
 import { ROLES, type Principal, type Role } from './principal.js'
+import type { TokenCache } from './token-cache.js'
 import { lastUseRecorder, listedSecret, matchesDigest, newSecret, revokeSecret, sha256, type SecretInfo } from './secret-store.js'
 
 // Tokens look like `cal_<prefix>_<secret>`: the prefix is public and indexes the row, only a
@@ -138,7 +139,7 @@ export interface LoginGuard {
  * is a guess: refused with 429 once the client used up its failures, counted when it fails. A
  * malformed header is no guess (it can never log in) and stays a plain 401.
  */
-export async function authenticateBearer(db: Kysely<DB>, header: string | undefined, guard?: LoginGuard): Promise<Principal | null> {
+export async function authenticateBearer(db: Kysely<DB>, header: string | undefined, guard?: LoginGuard, cache?: TokenCache): Promise<Principal | null> {
   if (header === undefined || header.trim() === '') return null
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)
   const basic = bearer ? undefined : /^Basic\s+(\S+)\s*$/i.exec(header)
@@ -146,7 +147,7 @@ export async function authenticateBearer(db: Kysely<DB>, header: string | undefi
   if (!credentials) throw invalidToken()
   guard?.check()
   try {
-    return await resolveToken(db, credentials.token, credentials.login)
+    return await resolveToken(db, credentials.token, credentials.login, cache)
   } catch (err) {
     if (err instanceof CalendarError && err.code === 'INVALID_TOKEN') guard?.fail()
     throw err
@@ -171,22 +172,43 @@ function decodeBasic(encoded: string): { login: string; token: string } | undefi
   return { login: text.slice(0, colon), token: text.slice(colon + 1) }
 }
 
-async function resolveToken(db: Kysely<DB>, token: string, login: string | undefined): Promise<Principal> {
+async function resolveToken(db: Kysely<DB>, token: string, login: string | undefined, cache: TokenCache | undefined): Promise<Principal> {
+  const digest = sha256(token)
+  // A token not kept is read below anyway, and that read is as current as a check.
+  const kept = cache?.find(digest)
+  if (kept && kept.version === (await cache!.version())) {
+    if (!sameLogin(kept.login, login) || isExpired(kept.expiresUtc)) throw invalidToken()
+    noteUse(db, kept.tokenId)
+    return kept.principal
+  }
   const row = await db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .select(['t.id as token_id', 't.secret_hash', 't.revoked_utc', 't.expires_utc', 'u.id', 'u.role', 'u.login'])
+    // The version in the same statement (snapshot) as the row it stands for.
+    .select(sql<string>`cal_credentials_version()::text`.as('version'))
     .where('t.prefix', '=', lookupKey(token))
     .executeTakeFirst()
   const same = matchesDigest(row?.secret_hash, token)
-  // The login is compared as a digest too, so its length does not shape the timing.
-  const sameLogin =
-    login === undefined || timingSafeEqual(Buffer.from(sha256(`login:${row?.login ?? ''}`), 'hex'), Buffer.from(sha256(`login:${login}`), 'hex'))
-  // UTC wall times of four-digit years compare correctly as strings.
-  const expired = row?.expires_utc != null && row.expires_utc <= utcWall(new Date())
-  if (!row || !same || !sameLogin || row.revoked_utc !== null || expired || !(ROLES as readonly string[]).includes(row.role)) throw invalidToken()
+  const owner = sameLogin(row?.login, login)
+  if (!row || !same || !owner || row.revoked_utc !== null || isExpired(row.expires_utc) || !(ROLES as readonly string[]).includes(row.role)) {
+    if (kept) cache!.forget(digest)
+    throw invalidToken()
+  }
   noteUse(db, row.token_id)
-  return { id: row.id, role: row.role as Role }
+  const principal = { id: row.id, role: row.role as Role }
+  cache?.keep(digest, { principal, tokenId: row.token_id, login: row.login, expiresUtc: row.expires_utc, version: row.version })
+  return principal
+}
+
+/** Whether a Basic credential's `login` (none for Bearer) is the owner's; compared as digests, so its length does not shape the timing. */
+function sameLogin(owner: string | undefined, login: string | undefined): boolean {
+  return login === undefined || timingSafeEqual(Buffer.from(sha256(`login:${owner ?? ''}`), 'hex'), Buffer.from(sha256(`login:${login}`), 'hex'))
+}
+
+/** Whether an expiry has passed; UTC wall times of four-digit years compare correctly as strings. */
+function isExpired(expiresUtc: string | null | undefined): boolean {
+  return expiresUtc != null && expiresUtc <= utcWall(new Date())
 }
 
 /** Records a token's last use. */

@@ -86,10 +86,13 @@ const NAMED_AT_MOST = 100
 // explains why): `order by … limit` makes the primary key's order the plan whatever the estimates,
 // so a check reads the changes since the previous check, not the log. A transaction records each
 // kind at most once (the key is (xid, tbl)), so the second limit never cuts a transaction short.
+// The version of the tokens and users (migration 0021) rides along: a token's kept principal is
+// used only while it is the version read with its row (auth/token-cache.ts).
 export const KINDS_SINCE = `select cal_log_misses($1::pg_snapshot) as missed,
   array(select c.tbl from cal_changes c where c.xid >= pg_snapshot_xmax($1::pg_snapshot) order by c.xid limit ${NAMED_AT_MOST + 1}) as later,
   array(select r.tbl from pg_snapshot_xip($1::pg_snapshot) x
           cross join lateral (select c.tbl from cal_changes c where c.xid >= x and c.xid <= x order by c.xid limit 1000) r) as running,
+  cal_credentials_version()::text as credentials,
   pg_current_snapshot()::text as now`
 /** `checkChanges`'s statement: the hot-read cache runs it on every kept answer it serves. */
 const CHECK = KINDS_SINCE
@@ -99,36 +102,28 @@ const CHECK_WITH_LSN = `${KINDS_SINCE}, pg_current_wal_lsn()::text as lsn`
 
 /**
  * What a check found: the kinds of change since the point (`all` when the log cannot name them:
- * pruned past the point, or too many changes), the current point and (`withLsn`) the primary's
- * WAL position.
+ * pruned past the point, or too many changes), the current point, the version of the tokens and
+ * users, and (`withLsn`) the primary's WAL position.
  */
 export interface ChangeCheck {
   changed: readonly ChangeKind[] | 'all'
   now: ChangePoint
+  credentials: string
   lsn?: string
 }
 
-/** Asks on its own which kinds of change committed since `point`; also returns the current point. */
+/**
+ * Asks on its own which kinds of change committed since `point` (`all` from `ORIGIN_POINT`); also
+ * returns the current point.
+ */
 export async function checkChanges(db: Kysely<DB>, point: ChangePoint, withLsn = false): Promise<ChangeCheck> {
-  const { rows } = await db.executeQuery<{ missed: boolean; later: string[]; running: string[]; now: ChangePoint; lsn?: string }>(
+  const { rows } = await db.executeQuery<{ missed: boolean; later: string[]; running: string[]; credentials: string; now: ChangePoint; lsn?: string }>(
     CompiledQuery.raw(withLsn ? CHECK_WITH_LSN : CHECK, [point]),
   )
-  const { missed, later, running, now, lsn } = rows[0]!
+  const { missed, later, running, credentials, now, lsn } = rows[0]!
   const kinds = new Set([...later, ...running])
   const named = !missed && later.length <= NAMED_AT_MOST && [...kinds].every((k) => KNOWN_KINDS.has(k))
-  return { changed: named ? ([...kinds] as ChangeKind[]) : 'all', now, ...(lsn !== undefined ? { lsn } : {}) }
-}
-
-/** The current point, asked on its own: a point taken before a read stands for what that read sees. */
-export async function takePoint(db: Kysely<DB>): Promise<ChangePoint> {
-  const { rows } = await sql<{ now: ChangePoint }>`select ${currentPoint()} as now`.execute(db)
-  return rows[0]!.now
-}
-
-/** `takePoint` with the primary's WAL position after it (read replicas). */
-export async function takePointWithLsn(db: Kysely<DB>): Promise<{ now: ChangePoint; lsn: string }> {
-  const { rows } = await sql<{ now: ChangePoint; lsn: string }>`select ${currentPoint()} as now, pg_current_wal_lsn()::text as lsn`.execute(db)
-  return rows[0]!
+  return { changed: named ? ([...kinds] as ChangeKind[]) : 'all', now, credentials, ...(lsn !== undefined ? { lsn } : {}) }
 }
 
 /**

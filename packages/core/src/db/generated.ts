@@ -45,6 +45,11 @@ export interface CalChanges {
   xid: string;
 }
 
+export interface CalCredentialsVersion {
+  one: Generated<boolean>;
+  version: number;
+}
+
 export interface CalFeedKeys {
   created_utc: Generated<string>;
   id: Generated<number>;
@@ -235,6 +240,7 @@ export interface DB {
   api_tokens: ApiTokens;
   cal_change_horizon: CalChangeHorizon;
   cal_changes: CalChanges;
+  cal_credentials_version: CalCredentialsVersion;
   cal_feed_keys: CalFeedKeys;
   cal_idempotency_keys: CalIdempotencyKeys;
   cal_row_changes: CalRowChanges;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { NAMESPACE, WP_NAMESPACE } from '../api/context.js'
 import { createGuessLimiter } from '../auth/guess-limiter.js'
+import { createTokenCache } from '../auth/token-cache.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
 import type { ReadRouter } from '../db/replicas.js'
@@ -30,9 +31,11 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   const cache = createResponseCache(options.responseCache, db, options.now, validator)
   // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and client.
   const logins = createGuessLimiter(options.loginGuesses, loginMessage)
+  // A kept token is checked against the version the change check reads (shared by concurrent requests).
+  const tokens = validator && createTokenCache(async () => (await validator.next()).credentials)
 
   // The request pipeline (pipeline/http-pipeline.ts): every request runs these steps in order.
-  const steps = httpSteps({ routes, options, db, cors, preflights, cache, logins, reads })
+  const steps = httpSteps({ routes, options, db, cors, preflights, cache, logins, tokens, reads })
 
   /** What every answer gets on its way out: the reference's header names on its path, CORS. */
   function finish(request: CalendarRequest, answered: CalendarResponse, namespace = namespaceOf(request)): CalendarResponse {

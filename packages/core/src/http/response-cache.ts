@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { RequestClock } from '../api/context.js'
 import type { CacheRules } from '../api/policy.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
-import { changeKindsOf, checkChanges, takePoint, takePointWithLsn, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
+import { changeKindsOf, checkChanges, ORIGIN_POINT, type ChangeCheck, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
 import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
 import { answerSize, ByteLru } from './byte-lru.js'
@@ -117,6 +117,8 @@ export interface ResponseCache {
 export interface Check {
   seq: number
   point: ChangePoint
+  /** The version of the tokens and users at the point (migration 0021, `auth/token-cache.ts`). */
+  credentials: string
   /** With read replicas: the primary's WAL position after the snapshot (`change-log.ts`). */
   lsn?: bigint
 }
@@ -195,13 +197,13 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeVa
           .execute(async (connection) => {
             // From here on the statement is on its way: newcomers wait for the next check.
             if (pending?.promise === promise) pending = undefined
-            if (!previous) return withLsn ? { changed: 'all' as const, ...(await takePointWithLsn(connection)) } : { changed: 'all' as const, now: await takePoint(connection) }
-            return checkChanges(connection, previous.point, withLsn)
+            // The first check has nothing to compare with: from the origin, it finds a change.
+            return checkChanges(connection, previous?.point ?? ORIGIN_POINT, withLsn)
           })
           .then(
-            (result: { changed: readonly ChangeKind[] | 'all'; now: ChangePoint; lsn?: string }) => {
+            (result: ChangeCheck) => {
               const lsn = parseLsn(result.lsn)
-              const check: Check = { seq: (previous?.seq ?? 0) + 1, point: result.now, ...(lsn !== undefined ? { lsn } : {}) }
+              const check: Check = { seq: (previous?.seq ?? 0) + 1, point: result.now, credentials: result.credentials, ...(lsn !== undefined ? { lsn } : {}) }
               checks++
               if (result.changed === 'all' || result.changed.length > 0) onChange(check.seq - 1, result.changed)
               last = check

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import { invalidFeedKey, looksLikeFeedKey, resolveFeedKey } from '../../auth/feed-keys.js'
 import type { GuessLimiter } from '../../auth/guess-limiter.js'
 import type { Principal } from '../../auth/principal.js'
+import type { TokenCache } from '../../auth/token-cache.js'
 import { authenticateBearer } from '../../auth/tokens.js'
 import type { ResolvedOptions } from '../../config/options.js'
 import type { DB } from '../../db/generated.js'
@@ -12,20 +13,21 @@ import { header, need, type HttpExchange, type Step } from './step.js'
 
 /**
  * Resolves the caller: the host's hook when configured, else the bearer-token authenticator, its
- * failed logins counted per client by `logins` when given.
+ * failed logins counted per client by `logins` when given, its tokens kept in `tokens` when given.
  */
 export async function resolvePrincipal(
   request: CalendarRequest,
   options: ResolvedOptions,
   db: Kysely<DB>,
   logins?: GuessLimiter,
+  tokens?: TokenCache,
 ): Promise<Principal | null> {
   if (options.authenticate) return (await options.authenticate(request)) ?? null
   const key = request.client
   // Without a client address every caller would share one count, and ten bad tokens from anybody
   // would lock everybody out: such an adapter gets no limit.
   const guard = logins && key ? { check: () => logins.check(key, options.now().getTime()), fail: () => logins.fail(key, options.now().getTime()) } : undefined
-  return authenticateBearer(db, header(request, 'authorization'), guard)
+  return authenticateBearer(db, header(request, 'authorization'), guard, tokens)
 }
 
 /**
@@ -44,15 +46,15 @@ async function feedKeyPrincipal(request: CalendarRequest, key: unknown, db: Kyse
  * private feed key) stands for its user, so on feeds the query is read first. A feed key is
  * read-only and for feeds: anywhere else it is no credential at all (the unknown token's 401).
  */
-export function authenticateStep(options: ResolvedOptions, logins: GuessLimiter): Step<HttpExchange> {
+export function authenticateStep(options: ResolvedOptions, logins: GuessLimiter, tokens?: TokenCache): Step<HttpExchange> {
   return {
     name: 'authenticate',
     async run(x, next) {
       if (need(x.endpoint, 'the endpoint').feedKey) {
         x.query = parseQueryString(x.request.query)
-        x.principal = x.query.key === undefined ? await resolvePrincipal(x.request, options, x.db, logins) : await feedKeyPrincipal(x.request, x.query.key, x.db)
+        x.principal = x.query.key === undefined ? await resolvePrincipal(x.request, options, x.db, logins, tokens) : await feedKeyPrincipal(x.request, x.query.key, x.db)
       } else {
-        x.principal = await resolvePrincipal(x.request, options, x.db, logins)
+        x.principal = await resolvePrincipal(x.request, options, x.db, logins, tokens)
         x.query = parseQueryString(x.request.query)
         if (looksLikeFeedKey(x.query.key)) throw invalidFeedKey()
       }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { GuessLimiter } from '../../auth/guess-limiter.js'
+import type { TokenCache } from '../../auth/token-cache.js'
 import type { ResolvedOptions } from '../../config/options.js'
 import type { DB } from '../../db/generated.js'
 import type { ReadRouter } from '../../db/replicas.js'
@@ -34,6 +35,8 @@ export interface HttpPipelineDeps {
   readonly cache: ResponseCache | undefined
   /** Failed logins per client. */
   readonly logins: GuessLimiter
+  /** The principals of tokens resolved before (`auth/token-cache.ts`). */
+  readonly tokens?: TokenCache
   /** Read replicas for anonymous reads (`db/replicas.ts`), when configured. */
   readonly reads?: ReadRouter
 }
@@ -50,7 +53,7 @@ export function httpSteps(deps: HttpPipelineDeps): Step<HttpExchange>[] {
     parseStep(deps.routes),
     corsStep(deps.cors, deps.preflights),
     routeStep,
-    authenticateStep(options, deps.logins),
+    authenticateStep(options, deps.logins, deps.tokens),
     inputStep(options.maxBodyBytes),
     conditionalStep,
     cacheStep(deps.cache),
