@@ -9,8 +9,10 @@ import { LIST_REQUEST, alternatingRounds, median } from './paired.js'
 // `pnpm --filter @cal-events/bench calendars [calendars] [events] [seconds] [rounds]`
 // (PostgreSQL at DATABASE_URL; run with NODE_OPTIONS=--expose-gc for the heap figure).
 // Seeding: one calendar is filled through the API; every other one is created through
-// `calendars.create` (timed) and gets a copy of its rows by SQL (triggers off during the copy, the
+// `calendars.create` (timed, with a spare schema ready: the bench waits for the set's background
+// refill before each) and gets a copy of its rows by SQL (triggers off during the copy, the
 // derived tables copied too), which is what makes a million events affordable on a busy machine.
+// Creation without spares (every migration run by `create`) is timed too, in the same run.
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const CALENDARS = Number(process.argv[2] ?? 1000)
@@ -88,10 +90,24 @@ async function main() {
     const { rows: seqRows } = await copier.query<{ name: string }>(`select relname as name from pg_class where relnamespace = 'cal_c_c00000'::regnamespace and relkind = 'S'`)
     const createMs: number[] = []
     const started = Date.now()
+    const spareReady = async () => {
+      while ((await copier.query<{ n: number }>('select count(*)::int as n from cal_registry.spares')).rows[0]!.n === 0) await new Promise((r) => setTimeout(r, 10))
+    }
+    // Creates without spares, in turn with the first ten others: a schema given is migrated by
+    // `create` (a spare is never used for it), as every create was before spares.
+    const bareMs: number[] = []
+    const bare = await createCalendars({ ...common, database: { url: dbUrl(many), poolSize: POOL }, spareSchemas: 0 })
     for (let i = 1; i < CALENDARS; i++) {
+      await spareReady()
       const t0 = performance.now()
       await calendars.create(keyOf(i))
       createMs.push(performance.now() - t0)
+      if (i <= 10) {
+        const t1 = performance.now()
+        await bare.create(`bare-${i}`, { schema: `cal_bare_${i}` })
+        bareMs.push(performance.now() - t1)
+        await bare.delete(`bare-${i}`)
+      }
       await copyRows(copier, 'cal_c_c00000', `cal_c_${keyOf(i)}`, tableRows, seqRows.map((r) => r.name))
       if (i % 100 === 0) console.log(`  ${i} calendars (${((Date.now() - started) / 1000).toFixed(0)} s)`)
     }
@@ -99,7 +115,9 @@ async function main() {
       `select (select count(*)::int from pg_class) as relations, (select count(*)::int from cal_c_c00000.events) * ${CALENDARS} as events`,
     )
     await copier.end()
-    console.log(`created ${CALENDARS - 1} calendars: median ${median(createMs).toFixed(0)} ms, p95 ${pct(createMs, 0.95).toFixed(0)} ms each; catalog ${size[0]!.relations} relations, ~${size[0]!.events} events`)
+    await bare.close()
+    console.log(`created ${CALENDARS - 1} calendars in ${((Date.now() - started) / 1000).toFixed(0)} s (copies included), a spare ready for each: median ${median(createMs).toFixed(1)} ms, p95 ${pct(createMs, 0.95).toFixed(1)} ms, max ${Math.max(...createMs).toFixed(1)} ms; ` +
+      `without spares (${bareMs.length} creates in turn with the first ones): median ${median(bareMs).toFixed(0)} ms, p95 ${pct(bareMs, 0.95).toFixed(0)} ms; catalog ${size[0]!.relations} relations, ~${size[0]!.events} events`)
 
     // The calendar under test: filled through the API as the one alone was (a copied calendar's
     // derived rows, the change log and the known totals, are the template's, not its own), opened

@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { resolveOptions, type Authenticate, type CalendarOptions, type ResolvedOptions } from '../config/options.js'
 import { startCalendar, type Calendar } from '../create-calendar.js'
 import type { DatabaseHandle } from '../db/create-db.js'
 import type { HealthReport, PoolStats } from '../db/health.js'
 import { eventLoopDelay } from '../shared/loop-delay.js'
-import { assertMigrated, migrateToLatest, pendingMigrations } from '../db/migrate.js'
+import { assertMigrated, migrateInTransaction, migrateToLatest, pendingMigrations } from '../db/migrate.js'
 import { SCHEMA_NAME } from '../db/schema.js'
 import { openSharedDatabase } from '../db/shared-database.js'
 import { waitForDatabase } from '../db/connect.js'
 import { CalendarError } from '../errors.js'
+import { spareSchemas } from './spare-schemas.js'
 
 // Many calendars in one process, on one pool (docs/multi-calendar.md): each calendar is a schema of
 // its own (the same tables, migrations and statements as a single calendar), listed in a small
@@ -65,6 +66,13 @@ export interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'auth
    * a variant); a closed one costs a registry row. Default 500 (about 35 MB).
    */
   maxOpen?: number
+  /**
+   * Schemas kept migrated ahead of need (listed in the registry, made in the background after a
+   * `create`), so that `create` renames one instead of running every migration: milliseconds, not
+   * the ~100 ms to 1 s of the migrations' DDL. Default 2 on PostgreSQL, 0 on PGlite (one session:
+   * a spare being made would hold every request); 0: each `create` migrates its schema.
+   */
+  spareSchemas?: number
 }
 
 /** Many calendars on one pool: `create`, `get`, `list`, `delete`, each answering the same `Calendar` as `createCalendar`. */
@@ -116,11 +124,14 @@ type Row = { key: string; schema_name: string; settings: CalendarSettings; creat
  * const same = await calendars.get('chess-club')
  */
 export async function createCalendars(input: CalendarsOptions = {}): Promise<Calendars> {
-  const { registrySchema = DEFAULT_REGISTRY_SCHEMA, maxOpen = 500, authenticate, ...shared } = input
+  const { registrySchema = DEFAULT_REGISTRY_SCHEMA, maxOpen = 500, spareSchemas: spareCountGiven, authenticate, ...shared } = input
   const options = resolveOptions(shared)
   if (!SCHEMA_NAME.test(registrySchema)) throw new TypeError('Invalid calendar options: registrySchema: a lower-case identifier such as cal_registry')
   if (!Number.isInteger(maxOpen) || maxOpen < 1) throw new TypeError('Invalid calendar options: maxOpen: a positive integer')
+  if (spareCountGiven !== undefined && (!Number.isInteger(spareCountGiven) || spareCountGiven < 0)) throw new TypeError('Invalid calendar options: spareSchemas: an integer, 0 or more')
   const database = await openSharedDatabase(options.database)
+  // PGlite is one session: a spare being made would hold every calendar's requests for its migrations.
+  const spareCount = spareCountGiven ?? (database.kind === 'pglite' ? 0 : 2)
   const registryHandle = database.open(registrySchema, options.onQuery)
   const registry = registryHandle.db
   try {
@@ -131,6 +142,10 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     throw err
   }
   const table = sql.id(registrySchema, 'calendars')
+  // Spares are made in the background, on a handle of their own that `onQuery` does not hear: no
+  // call of the host's runs those statements.
+  const spareHandle = database.open(registrySchema)
+  const spares = spareSchemas(spareHandle.db, registrySchema, spareCount, () => (database.poolStats?.().waiting ?? 0) > 0)
   /** Open calendars, least recently used first (a Map keeps insertion order). */
   const open = new Map<string, Promise<Calendar>>()
 
@@ -145,7 +160,8 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     }
   }
 
-  async function openCalendar(row: Row, migrate: boolean, handle = database.open(row.schema_name, options.onQuery)): Promise<Calendar> {
+  /** `check`: migrate the schema if it lags (`get` with `migrate: true`), refuse it if it does (`migrate: false`), or nothing (just created). */
+  async function openCalendar(row: Row, check: 'migrate' | 'assert' | 'none', handle = database.open(row.schema_name, options.onQuery)): Promise<Calendar> {
     const own: ResolvedOptions = {
       ...resolveOptions({
         ...shared,
@@ -155,8 +171,8 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       }),
       siteUnderMount: true,
     }
-    if (migrate && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
-    else if (!migrate) await assertMigrated(handle.db, row.schema_name)
+    if (check === 'migrate' && (await pendingMigrations(handle.db, row.schema_name)).length > 0) await migrateToLatest(handle.db, row.schema_name)
+    else if (check === 'assert') await assertMigrated(handle.db, row.schema_name)
     const calendar = startCalendar(own, setHandle(handle))
     const close = calendar.close.bind(calendar)
     return Object.assign(calendar, {
@@ -186,7 +202,7 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     // Checked again: another call may have opened it while the registry answered.
     const raced = open.get(key)
     if (raced) return raced
-    const opening = openCalendar(row, options.migrate)
+    const opening = openCalendar(row, options.migrate ? 'migrate' : 'assert')
     touch(key, opening)
     opening.catch(() => {
       if (open.get(key) === opening) open.delete(key)
@@ -198,25 +214,31 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     options,
     async create(key, createOptions = {}) {
       checkKey(key)
-      const { schema = `cal_c_${key.replaceAll('-', '_')}`, ...settings } = createOptions
+      const { schema: given, ...settings } = createOptions
+      const schema = given ?? `cal_c_${key.replaceAll('-', '_')}`
       if (!SCHEMA_NAME.test(schema) || schema === registrySchema) throw new TypeError(`Invalid calendar options: schema: a lower-case identifier other than ${registrySchema}`)
       const kept = pickSettings(settings)
       // The settings are checked before anything is created: a bad time zone creates nothing.
       resolveOptions({ ...shared, ...kept, schema })
       if (await find(key)) throw new TypeError(`A calendar with the key "${key}" exists already.`)
-      const handle = database.open(schema, options.onQuery)
-      await migrateToLatest(handle.db, schema)
       let row: Row
       try {
-        const { rows } = await sql<Row>`insert into ${table} (key, schema_name, settings) values (${key}, ${schema}, ${JSON.stringify(kept)}::jsonb)
-          returning key, schema_name, settings, created_at`.execute(registry)
-        row = rows[0]!
+        // The schema and the key's row in one transaction: a refused key leaves no schema behind.
+        row = await registry.transaction().execute(async (trx) => {
+          // A schema given, or one of the default name left over, is taken in as it is (migrated), not replaced by a spare.
+          const spare = given === undefined && !(await schemaExists(trx, schema)) && (await spares.take(trx, schema))
+          if (!spare) await migrateInTransaction(trx, schema)
+          const { rows } = await sql<Row>`insert into ${table} (key, schema_name, settings) values (${key}, ${schema}, ${JSON.stringify(kept)}::jsonb)
+            returning key, schema_name, settings, created_at`.execute(trx)
+          return rows[0]!
+        })
       } catch (err) {
         if ((err as { code?: string }).code === '23505') throw new TypeError(`The key "${key}" or the schema "${schema}" belongs to another calendar already.`, { cause: err })
         throw err
+      } finally {
+        spares.refill()
       }
-      // The calendar runs on the handle that migrated its schema.
-      const opening = openCalendar(row, false, handle)
+      const opening = openCalendar(row, 'none')
       touch(key, opening)
       return opening
     },
@@ -243,6 +265,11 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       return registry.transaction().execute(async (trx) => {
         const { rows } = await sql<{ schema_name: string }>`delete from ${table} where key = ${key} returning schema_name`.execute(trx)
         if (!rows[0]) return false
+        // pg_trgm exists once per database, in the schema that created it (an earlier version's
+        // first calendar): dropped with it, it would take every other calendar's search indexes along.
+        const { rows: trgm } = await sql<{ here: boolean }>`select exists (select 1 from pg_extension
+            where extname = 'pg_trgm' and extnamespace = to_regnamespace(${`"${rows[0].schema_name}"`})) as here`.execute(trx)
+        if (trgm[0]!.here) await sql`alter extension pg_trgm set schema ${sql.id(registrySchema)}`.execute(trx)
         await sql`drop schema if exists ${sql.id(rows[0].schema_name)} cascade`.execute(trx)
         return true
       })
@@ -268,7 +295,9 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     async close() {
       const all = [...open.values()]
       open.clear()
+      await spares.close()
       await Promise.all(all.map((c) => c.then((calendar) => calendar.close(), () => {})))
+      await spareHandle.close()
       await registryHandle.close()
       await database.close()
     },
@@ -290,15 +319,26 @@ function setHandle(handle: DatabaseHandle): DatabaseHandle {
   return { ...handle, close: async () => {} }
 }
 
-/** The registry: one row per calendar, created once per database (instances starting together wait for each other). */
+async function schemaExists<D>(trx: Transaction<D>, schema: string): Promise<boolean> {
+  const { rows } = await sql<{ present: boolean }>`select to_regnamespace(${`"${schema}"`}) is not null as present`.execute(trx)
+  return rows[0]!.present
+}
+
+/** The registry: one row per calendar and one per spare schema, created once per database (instances starting together wait for each other). */
 async function createRegistry<D>(db: Kysely<D>, schema: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${`cal-events registry ${schema}`}))`.execute(trx)
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx)
+    // Where pg_trgm lives when no one made it yet: in no calendar's schema, which a delete drops.
+    await sql`create extension if not exists pg_trgm schema ${sql.id(schema)}`.execute(trx)
     await sql`create table if not exists ${sql.id(schema, 'calendars')} (
       key text primary key,
       schema_name text not null unique,
       settings jsonb not null default '{}',
+      created_at timestamptz not null default now()
+    )`.execute(trx)
+    await sql`create table if not exists ${sql.id(schema, 'spares')} (
+      schema_name text primary key,
       created_at timestamptz not null default now()
     )`.execute(trx)
   })

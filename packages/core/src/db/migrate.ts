@@ -22,41 +22,72 @@ export async function migrateToLatest<D>(db: Kysely<D>,
   schema: string = DEFAULT_SCHEMA,
   migrations: Record<string, Migration> = MIGRATIONS,
 ): Promise<MigrationReport> {
-  let current: string | undefined
+  const step: Step = {}
   try {
-    return await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${`cal-events migrate ${schema}`}))`.execute(trx)
-      // Created only when missing: a role without CREATE on the database can use a schema a DBA made.
-      const { rows } = await sql<{ present: boolean }>`select to_regnamespace(${quoted(schema)}) is not null as present`.execute(trx)
-      if (!rows[0]!.present) await sql`create schema ${sql.id(schema)}`.execute(trx)
-      await trx.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, true]))
-      const adopted = await adoptPublicLayout(trx, schema)
-      const records = sql.id(schema, RECORDS)
-      await sql`create table if not exists ${records} (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx)
-      const done = new Set((await sql<{ name: string }>`select name from ${records}`.execute(trx)).rows.map((r) => r.name))
-      const unknown = [...done].filter((name) => !(name in migrations))
-      if (unknown.length > 0) {
-        throw new Error(`the schema "${schema}" has migrations this version does not know (${unknown.join(', ')}); a newer version migrated it`)
-      }
-      const applied: string[] = []
-      // Numbers are handed out ahead of time to work landing in any order: a database that already
-      // ran 0010 still takes a later-landed 0007 instead of calling its history corrupted.
-      for (const name of Object.keys(migrations).sort()) {
-        if (done.has(name)) continue
-        current = name
-        await migrations[name]!.up(trx)
-        await sql`insert into ${records} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx)
-        applied.push(name)
-      }
-      current = undefined
-      if (applied.length > 0 || adopted) await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
-      return { applied, adopted }
-    })
+    return await db.transaction().execute((trx) => migrateWithin(trx, schema, migrations, step, true))
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err)
-    const what = current ? `Migration ${current} failed` : `Could not migrate the calendar schema "${schema}"`
-    throw new Error(`${what}: ${reason}`, { cause: err })
+    throw migrationError(err, schema, step)
   }
+}
+
+/**
+ * `migrateToLatest` inside a transaction of the caller's (a calendar set's spare schema is migrated
+ * and listed in one). `adopt: false` leaves an earlier version's tables in `public` where they are.
+ */
+export async function migrateInTransaction<D>(trx: Transaction<D>, schema: string, { adopt = true } = {}): Promise<MigrationReport> {
+  const step: Step = {}
+  try {
+    return await migrateWithin(trx, schema, MIGRATIONS, step, adopt)
+  } catch (err) {
+    throw migrationError(err, schema, step)
+  }
+}
+
+/**
+ * After `ALTER SCHEMA … RENAME` inside `trx`: the trigger functions' pinned search path is the one
+ * place the schema's old name is kept (as text); it is pinned again to the new one.
+ */
+export async function repinRenamedSchema<D>(trx: Transaction<D>, schema: string): Promise<void> {
+  await trx.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, true]))
+  await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
+}
+
+/** The migration a run was applying when it failed, if any. */
+type Step = { current?: string }
+
+function migrationError(err: unknown, schema: string, step: Step): Error {
+  const reason = err instanceof Error ? err.message : String(err)
+  const what = step.current ? `Migration ${step.current} failed` : `Could not migrate the calendar schema "${schema}"`
+  return new Error(`${what}: ${reason}`, { cause: err })
+}
+
+async function migrateWithin<D>(trx: Transaction<D>, schema: string, migrations: Record<string, Migration>, step: Step, adopt: boolean): Promise<MigrationReport> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`cal-events migrate ${schema}`}))`.execute(trx)
+  // Created only when missing: a role without CREATE on the database can use a schema a DBA made.
+  const { rows } = await sql<{ present: boolean }>`select to_regnamespace(${quoted(schema)}) is not null as present`.execute(trx)
+  if (!rows[0]!.present) await sql`create schema ${sql.id(schema)}`.execute(trx)
+  await trx.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, true]))
+  const adopted = adopt && (await adoptPublicLayout(trx, schema))
+  const records = sql.id(schema, RECORDS)
+  await sql`create table if not exists ${records} (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx)
+  const done = new Set((await sql<{ name: string }>`select name from ${records}`.execute(trx)).rows.map((r) => r.name))
+  const unknown = [...done].filter((name) => !(name in migrations))
+  if (unknown.length > 0) {
+    throw new Error(`the schema "${schema}" has migrations this version does not know (${unknown.join(', ')}); a newer version migrated it`)
+  }
+  const applied: string[] = []
+  // Numbers are handed out ahead of time to work landing in any order: a database that already
+  // ran 0010 still takes a later-landed 0007 instead of calling its history corrupted.
+  for (const name of Object.keys(migrations).sort()) {
+    if (done.has(name)) continue
+    step.current = name
+    await migrations[name]!.up(trx)
+    await sql`insert into ${records} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx)
+    applied.push(name)
+  }
+  step.current = undefined
+  if (applied.length > 0 || adopted) await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
+  return { applied, adopted }
 }
 
 // The schema or the records table missing: nothing applied yet.

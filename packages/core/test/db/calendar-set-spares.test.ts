@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import pg from 'pg'
+import { sql } from 'kysely'
+import { createCalendars, type Calendars, type CalendarsOptions } from '@cal-events/core'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { MIGRATIONS } from '../../src/db/migrations/index.js'
+import { openSharedDatabase } from '../../src/db/shared-database.js'
+import { scratchDatabase } from '../../../../test-support/scratch-db.js'
+import { BACKEND } from '../../../../test-support/test-db.js'
+
+// Spare schemas (issue 31, docs/multi-calendar.md): `calendars.create` renames a schema migrated
+// ahead of need instead of running every migration's DDL while the caller waits. The calendar it
+// gives must be whole: triggers (change log, term counts, row changes) pinned to its own schema,
+// the trigram search index working, nothing named after the spare left.
+
+const EVENT = { title: 'Chess night', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00', status: 'publish' as const }
+const DDL = /^\s*(create|alter table|drop)\b/i
+
+let query: (text: string) => Promise<Record<string, unknown>[]>
+let database: NonNullable<CalendarsOptions['database']>
+let drop = async () => {}
+
+beforeAll(async () => {
+  if (BACKEND === 'postgres') {
+    const scratch = scratchDatabase(`spares${process.env.VITEST_POOL_ID ?? 0}`)
+    await scratch.create()
+    drop = scratch.drop
+    database = { url: scratch.url, poolSize: 2 }
+    const client = new pg.Client({ connectionString: scratch.url })
+    await client.connect()
+    query = async (text) => (await client.query(text)).rows
+    const dropScratch = drop
+    drop = async () => {
+      await client.end()
+      await dropScratch()
+    }
+  } else {
+    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')])
+    const instance = await PGlite.create({ extensions: { pg_trgm } })
+    database = { pglite: instance as never }
+    query = async (text) => (await instance.query<Record<string, unknown>>(text)).rows
+    drop = () => instance.close()
+  }
+})
+
+afterAll(async () => {
+  await drop()
+})
+
+/** Waits until the registry lists `n` spares (they are made in the background). */
+async function sparesListed(n: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const [row] = await query('select count(*)::int as n from cal_registry.spares')
+    if (row!.n === n) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the registry never listed ${n} spare schemas`)
+}
+
+it('creates a calendar from a spare schema without migration DDL, whole and under its own name', async () => {
+  const statements: string[] = []
+  const set: Calendars = await createCalendars({ database, spareSchemas: 2, onQuery: (text) => void statements.push(text) })
+  try {
+    await set.create('first')
+    await sparesListed(2)
+    statements.length = 0
+    const chess = await set.create('chess-club')
+    expect(statements.filter((text) => DDL.test(text))).toEqual([])
+    expect((await set.list()).map((c) => [c.key, c.schema])).toEqual([['chess-club', 'cal_c_chess_club'], ['first', 'cal_c_first']])
+
+    // Triggers work in the renamed schema: term counts, the change log (ETags move), search.
+    const created = await chess.events.create({ ...EVENT, categories: ['Games'] })
+    expect((await chess.categories.list()).categories.map((c) => [c.name, c.count])).toEqual([['Games', 1]])
+    expect((await chess.events.list({ search: 'chess' })).events.map((e) => e.id)).toEqual([created.id])
+    await chess.events.update(created.id, { categories: [] })
+    expect((await chess.categories.list({ hide_empty: false })).categories.map((c) => [c.name, c.count])).toEqual([['Games', 0]])
+
+    // No function of the calendar keeps the spare's name, and the spare it took is gone.
+    const pinned = await query(`select p.proname, c.config from pg_proc p, unnest(p.proconfig) c(config)
+      where p.pronamespace = 'cal_c_chess_club'::regnamespace and c.config like 'search_path=%'`)
+    expect(pinned.length).toBeGreaterThan(5)
+    for (const row of pinned) expect(row.config).toMatch(/^search_path=cal_c_chess_club(, |$)/)
+    expect(await query(`select nspname from pg_namespace where nspname like 'cal_spare_%' and nspname not in (select schema_name from cal_registry.spares)`)).toEqual([])
+    await set.delete('chess-club')
+  } finally {
+    await set.close()
+  }
+})
+
+it('migrates a spare an earlier version made when it is taken', async () => {
+  // A spare of a version that knew the first migrations only, listed as the next to take.
+  const shared = await openSharedDatabase(database)
+  const names = Object.keys(MIGRATIONS).sort()
+  const older = Object.fromEntries(names.slice(0, 5).map((name) => [name, MIGRATIONS[name]!]))
+  const registry = shared.open('cal_registry').db
+  try {
+    await migrateToLatest(shared.open('cal_spare_older').db, 'cal_spare_older', older)
+    await sql`insert into cal_registry.spares (schema_name, created_at) values ('cal_spare_older', '2000-01-01')`.execute(registry)
+  } finally {
+    await shared.close()
+  }
+  const set = await createCalendars({ database, spareSchemas: 0 })
+  try {
+    const late = await set.create('late')
+    const applied = await query('select name from cal_c_late.cal_migrations order by name')
+    expect(applied.map((r) => r.name)).toEqual(names)
+    const event = await late.events.create({ ...EVENT, categories: ['Games'] })
+    expect((await late.events.list({ search: 'chess' })).events.map((e) => e.id)).toEqual([event.id])
+    expect(await query(`select 1 from pg_namespace where nspname = 'cal_spare_older'`)).toEqual([])
+  } finally {
+    await set.close()
+  }
+})
+
+it('two creates of one key at once: one calendar, and the loser leaves no schema behind', async () => {
+  const set = await createCalendars({ database, spareSchemas: 2 })
+  try {
+    await set.create('taken')
+    await sparesListed(2)
+    const outcomes = await Promise.allSettled([set.create('dup'), set.create('dup')])
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
+    expect(String((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/exists already|belongs to another calendar/)
+    // Every schema named as a spare is a listed one (one being made is not visible before it is
+    // listed): the loser's rename went back with its transaction.
+    expect(await query(`select nspname from pg_namespace where nspname like 'cal_spare_%' and nspname not in (select schema_name from cal_registry.spares)`)).toEqual([])
+    expect((await set.list()).map((c) => c.key)).toEqual(['dup', 'first', 'late', 'taken'])
+  } finally {
+    await set.close()
+  }
+})
+
+it("deleting the calendar whose schema holds pg_trgm leaves the other calendars' search indexes", async () => {
+  const set = await createCalendars({ database, spareSchemas: 0 })
+  try {
+    const [keep] = [await set.create('keeps-search'), await set.create('holds-trgm')]
+    // Where an earlier version left it: in the schema of the first calendar it created.
+    await query('alter extension pg_trgm set schema cal_c_holds_trgm')
+    expect(await set.delete('holds-trgm')).toBe(true)
+    const indexes = await query(`select indexname from pg_indexes where schemaname = 'cal_c_keeps_search' and indexname = 'events_search'`)
+    expect(indexes).toEqual([{ indexname: 'events_search' }])
+    await keep!.events.create(EVENT)
+    expect((await keep!.events.list({ search: 'chess' })).events).toHaveLength(1)
+    // Moved to the registry's schema, which no delete drops.
+    expect(await query(`select extnamespace::regnamespace::text as schema from pg_extension where extname = 'pg_trgm'`)).toEqual([{ schema: 'cal_registry' }])
+  } finally {
+    await set.close()
+  }
+})
