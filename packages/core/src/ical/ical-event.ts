@@ -1,6 +1,6 @@
 import { TZDate } from '@date-fns/tz'
 import { compile } from 'html-to-text'
-import { ICalEventStatus, type ICalCalendar, type ICalEventData, ICalEvent, ICalEventClass, foldLines } from 'ical-generator'
+import { ICalEventStatus, type ICalCalendar, type ICalEventData, ICalEvent, ICalEventClass } from 'ical-generator'
 import type { CallContext } from '../api/context.js'
 import { canEditItem, canReadItem } from '../auth/permissions.js'
 import type { EventRow } from '../events/event.serializer.js'
@@ -10,6 +10,7 @@ import { postUrl } from '../posts/post-fields.js'
 import { renderHtml } from '../shared/text.js'
 import { addDaysToDate, utcWallToEpochMs, wallFromDb, intlZone } from '../time/wall-time.js'
 import { feedRecurrence } from './dst-gaps.js'
+import { foldLines } from '../time/fold-lines.js'
 
 const toText = compile({
   wordwrap: false,

@@ -1,4 +1,4 @@
-import { foldLines } from 'ical-generator'
+import { foldLines } from './fold-lines.js'
 import { epochMsToUtcWall, intlOffsetMinutes, timezoneAbbr } from './wall-time.js'
 
 const DAY_MS = 86_400_000
