@@ -15,8 +15,16 @@ export type Resource = 'events' | 'event_occurrences' | 'event_terms' | 'event_o
 /** Every resource (what an operation reads when it cannot say more, and the change log's tables). */
 export const RESOURCES: readonly Resource[] = ['events', 'event_occurrences', 'event_terms', 'event_organizers', 'venues', 'organizers', 'terms', 'images', 'users']
 
+/**
+ * A limit of wrong guesses, by its name in the calendar's options (`config/options.ts`): an event's
+ * password per event and client (`passwordGuesses`), failed logins per client (`loginGuesses`).
+ */
+export type GuessLimitName = 'passwordGuesses' | 'loginGuesses'
+
 /** An operation's own policies, beside its parameters'. */
 export interface OperationPolicy {
+  /** The rate limit its wrong guesses count against (an event read's password); the operation counts them with this limit. */
+  readonly guesses?: GuessLimitName
   /** What its answer may read, whatever was asked (anonymous or not). */
   readonly reads?: readonly Resource[]
   /** What it may change; `[]` for a read (a read that writes, as a window past the occurrence horizon may, says so). */

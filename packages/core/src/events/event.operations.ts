@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { CallContext } from '../api/context.js'
 import { args } from '../api/arg-kinds.js'
 import { defineOperation, type OperationResult } from '../api/operation.js'
+import type { GuessLimitName, OperationPolicy } from '../api/policy.js'
 import { answerCommitted, writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, canReadItem, require } from '../auth/permissions.js'
 import type { VariantConfig } from '../config/variants.js'
@@ -58,19 +59,27 @@ function samePassword(given: unknown, actual: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-const limiters = new WeakMap<ResolvedOptions, GuessLimiter>()
+const limiters = new WeakMap<ResolvedOptions, Map<GuessLimitName, GuessLimiter>>()
+
+/**
+ * An event read: what it reads, and the rate limit a wrong password counts against (the options'
+ * `passwordGuesses`, which `checkPassword` reads from here).
+ */
+const READ_POLICY = { reads: EVENT_READS, writes: [], guesses: 'passwordGuesses' } as const satisfies OperationPolicy
 
 /**
  * Throws unless `given` is the event's password. Wrong guesses are counted per event and client
  * (bounded memory); once a client used up its window, every guess is a 429 without a comparison,
  * the right one included, so guessing costs the window's length per few tries.
  */
-function checkPassword(ctx: CallContext, eventId: number, actual: string, given: unknown): void {
+function checkPassword(ctx: CallContext, eventId: number, actual: string, given: unknown, limit: GuessLimitName = READ_POLICY.guesses): void {
   const protectedError = () => new CalendarError('EVENT_PASSWORD_PROTECTED', 'The requested event is password protected')
   // Reading without a password is no guess: it only learns that the event is protected.
   if (given === undefined) throw protectedError()
-  let limiter = limiters.get(ctx.options)
-  if (!limiter) limiters.set(ctx.options, (limiter = createGuessLimiter(ctx.options.passwordGuesses)))
+  let byLimit = limiters.get(ctx.options)
+  if (!byLimit) limiters.set(ctx.options, (byLimit = new Map<GuessLimitName, GuessLimiter>()))
+  let limiter = byLimit.get(limit)
+  if (!limiter) byLimit.set(limit, (limiter = createGuessLimiter(ctx.options[limit])))
   const key = `${eventId} ${ctx.client}`
   const nowMs = ctx.clock.now().getTime()
   limiter.check(key, nowMs)
@@ -82,7 +91,7 @@ function checkPassword(ctx: CallContext, eventId: number, actual: string, given:
 /** GET of one event by id or slug (CONTRACT 9). */
 export function eventReadOperation(locator: Locator, variant: VariantConfig) {
   return defineOperation({
-    policy: { reads: EVENT_READS, writes: [] },
+    policy: READ_POLICY,
     // The reference honours `password` on by-slug reads although it does not declare it.
     args: { ...locatorArgs(locator, variant, true), ...(variant.passwordParam ? { password: passwordArg } : {}) },
     async prepare(input, ctx) {
@@ -112,7 +121,7 @@ function checkReadable(ctx: CallContext, row: EventRow, password: unknown): void
  */
 export function eventOccurrenceReadOperation(variant: VariantConfig) {
   return defineOperation({
-    policy: { reads: EVENT_READS, writes: [] },
+    policy: READ_POLICY,
     args: {
       id: idArg,
       key: args.shortText(20, { required: true, description: 'Occurrence key: its original start in UTC (20270105T090000Z), or its date (20270105) in an all-day series.' }),

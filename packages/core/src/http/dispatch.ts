@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely'
 import { NAMESPACE, WP_NAMESPACE } from '../api/context.js'
-import { createGuessLimiter } from '../auth/guess-limiter.js'
 import { createTokenCache } from '../auth/token-cache.js'
 import type { ResolvedOptions } from '../config/options.js'
 import type { DB } from '../db/generated.js'
@@ -16,8 +15,6 @@ import { namespacedPath } from './pipeline/parse.js'
 import { READ_AFTER_HEADER } from './pipeline/replica.js'
 import { header } from './pipeline/step.js'
 
-/** The 429 of a client that used up its failed logins. */
-const loginMessage = (seconds: number) => `Too many failed logins from this client; try again in ${seconds} seconds.`
 
 /** Origins recently checked, so the fast path does not parse the same `Host` per request. */
 const ORIGIN_MEMO_SIZE = 64
@@ -29,13 +26,11 @@ export function createDispatcher(routes: readonly CompiledRoute[], options: Reso
   const preflights = new WeakSet<CalendarResponse>()
   const exposedExtra = [...(options.wpCompat ? Object.values(REFERENCE_HEADERS) : []), ...(reads ? [READ_AFTER_HEADER] : [])]
   const cache = createResponseCache(options.responseCache, db, options.now, validator)
-  // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and client.
-  const logins = createGuessLimiter(options.loginGuesses, loginMessage)
   // A kept token is checked against the version the change check reads (shared by concurrent requests).
   const tokens = validator && createTokenCache(async () => (await validator.next()).credentials)
 
   // The request pipeline (pipeline/http-pipeline.ts): every request runs these steps in order.
-  const steps = httpSteps({ routes, options, db, cors, preflights, cache, logins, tokens, reads })
+  const steps = httpSteps({ routes, options, db, cors, preflights, cache, tokens, reads })
 
   /** What every answer gets on its way out: the reference's header names on its path, CORS. */
   function finish(request: CalendarRequest, answered: CalendarResponse, namespace = namespaceOf(request)): CalendarResponse {

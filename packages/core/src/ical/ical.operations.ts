@@ -136,7 +136,8 @@ export function eventIcalOperation(locator: 'id' | 'slug', variant: VariantConfi
   // The read's parameters and a feed key; typed as any declarations, so the read's `prepare` fits.
   const args: ArgsRecord = { ...read.args, key: keyArg }
   return defineOperation({
-    policy: { cache: 'never', reads: EVENT_READS, writes: [] },
+    // The read's policy (what it reads, the password guesses it counts), never in the hot-read cache.
+    policy: { ...read.policy, cache: 'never' },
     args,
     prepare: read.prepare,
     async run(prepared, ctx): Promise<OperationResult<undefined>> {

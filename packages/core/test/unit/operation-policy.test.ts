@@ -3,6 +3,7 @@ import type { AnyOperation } from '../../src/api/operation.js'
 import { cacheRules } from '../../src/api/policy.js'
 import { wireCalendar } from '../../src/calendar/wiring.js'
 import { resolveOptions } from '../../src/config/options.js'
+import { httpSteps } from '../../src/http/pipeline/http-pipeline.js'
 import { createChangeValidator } from '../../src/http/response-cache.js'
 import { syncRefusedParams } from '../../src/sync/sync-walk.js'
 
@@ -52,6 +53,16 @@ describe.each(['A', 'B'] as const)('operation policies (%s)', (variant) => {
     expect(cacheRules(operations.categories.list).reads).toEqual(['terms', 'event_terms', 'events'])
     expect(cacheRules(operations.venues.get).reads).toEqual(['venues', 'images'])
     expect(cacheRules(operations.events.list).reads).toEqual(['events', 'event_occurrences', 'event_terms', 'event_organizers', 'terms', 'venues', 'organizers', 'images'])
+  })
+
+  it('declares the guess limits where they are counted: event reads (a password), and the authenticate step (logins)', () => {
+    const guessed = routes.flatMap((route) => route.endpoints.filter((e) => e.operation.policy?.guesses).map((e) => `${route.path.replace('/cal/events/v1', '')} ${e.operation.policy!.guesses!}`))
+    expect(guessed.sort()).toEqual(
+      ['/events/:id', '/events/by-slug/:slug', '/events/:id/occurrences/:key', '/events/:id/ical', '/events/by-slug/:slug/ical'].map((path) => `${path} passwordGuesses`).sort(),
+    )
+    const options = resolveOptions({ variant })
+    const steps = httpSteps({ routes: [], options, db: undefined as never, cors: undefined, preflights: new WeakSet(), cache: undefined })
+    expect(steps.filter((step) => step.guesses).map((step) => `${step.name} ${step.guesses!}`)).toEqual(['authenticate loginGuesses'])
   })
 
   it('marks the creates idempotent, and nothing else', () => {

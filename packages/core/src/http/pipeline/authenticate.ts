@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely'
 import { invalidFeedKey, looksLikeFeedKey, resolveFeedKey } from '../../auth/feed-keys.js'
-import type { GuessLimiter } from '../../auth/guess-limiter.js'
+import { createGuessLimiter, type GuessLimiter } from '../../auth/guess-limiter.js'
 import type { Principal } from '../../auth/principal.js'
 import type { TokenCache } from '../../auth/token-cache.js'
 import { authenticateBearer } from '../../auth/tokens.js'
+import type { GuessLimitName } from '../../api/policy.js'
 import type { ResolvedOptions } from '../../config/options.js'
 import type { DB } from '../../db/generated.js'
 import { invalidParams } from '../../errors.js'
@@ -41,14 +42,22 @@ async function feedKeyPrincipal(request: CalendarRequest, key: unknown, db: Kyse
   return resolveFeedKey(db, key)
 }
 
+/** The 429 of a client that used up its failed logins. */
+const loginMessage = (seconds: number) => `Too many failed logins from this client; try again in ${seconds} seconds.`
+
 /**
  * Who asks. The contract's order is credentials, then parameters; a feed's `key` parameter (a
  * private feed key) stands for its user, so on feeds the query is read first. A feed key is
  * read-only and for feeds: anywhere else it is no credential at all (the unknown token's 401).
  */
-export function authenticateStep(options: ResolvedOptions, logins: GuessLimiter, tokens?: TokenCache): Step<HttpExchange> {
+export function authenticateStep(options: ResolvedOptions, tokens?: TokenCache): Step<HttpExchange> {
+  // Failed Basic/Bearer logins per client (issue 28), like wrong event passwords per event and
+  // client: counted against the limit this step declares.
+  const guesses = 'loginGuesses' satisfies GuessLimitName
+  const logins = createGuessLimiter(options[guesses], loginMessage)
   return {
     name: 'authenticate',
+    guesses,
     async run(x, next) {
       if (need(x.endpoint, 'the endpoint').feedKey) {
         x.query = parseQueryString(x.request.query)

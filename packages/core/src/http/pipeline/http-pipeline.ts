@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import type { GuessLimiter } from '../../auth/guess-limiter.js'
 import type { TokenCache } from '../../auth/token-cache.js'
 import type { ResolvedOptions } from '../../config/options.js'
 import type { DB } from '../../db/generated.js'
@@ -33,8 +32,6 @@ export interface HttpPipelineDeps {
   /** Preflight answers, which carry their own CORS headers. */
   readonly preflights: WeakSet<CalendarResponse>
   readonly cache: ResponseCache | undefined
-  /** Failed logins per client. */
-  readonly logins: GuessLimiter
   /** The principals of tokens resolved before (`auth/token-cache.ts`). */
   readonly tokens?: TokenCache
   /** Read replicas for anonymous reads (`db/replicas.ts`), when configured. */
@@ -53,7 +50,7 @@ export function httpSteps(deps: HttpPipelineDeps): Step<HttpExchange>[] {
     parseStep(deps.routes),
     corsStep(deps.cors, deps.preflights),
     routeStep,
-    authenticateStep(options, deps.logins, deps.tokens),
+    authenticateStep(options, deps.tokens),
     inputStep(options.maxBodyBytes),
     conditionalStep,
     cacheStep(deps.cache),

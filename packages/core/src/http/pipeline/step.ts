@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { CallContext } from '../../api/context.js'
 import type { Fingerprint, IdempotencyClaim } from '../../api/idempotency.js'
 import type { OperationResult } from '../../api/operation.js'
+import type { GuessLimitName } from '../../api/policy.js'
 import type { Principal } from '../../auth/principal.js'
 import type { DB } from '../../db/generated.js'
 import type { ReadChoice } from '../../db/replicas.js'
@@ -70,6 +71,8 @@ export interface HttpExchange extends CallExchange {
 /** One step of a pipeline: does its part, and calls `next()` to run the rest (or answers without it). */
 export interface Step<X> {
   readonly name: string
+  /** The rate limit of the options its wrong guesses count against (failed logins), when it counts some. */
+  readonly guesses?: GuessLimitName
   run(x: X, next: () => Promise<void>): Promise<void>
 }
 
