@@ -1,14 +1,15 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
-import { feedText, type FeedTextTask } from './feed-text.js'
+import { feedTextTaskOf, type FeedTextMessage } from './feed-messages.js'
+import { feedText } from './feed-text.js'
 
 // The worker thread of feed builds (`feed-workers.ts`): it answers each task, a page of rows or
 // the feed's head, with its text. Its own entry of the build (dist/feed-worker.js).
 
-/** A task as the pool sends it: an id to answer under. */
+/** A piece of a feed's text as the pool sends it (`feed-messages.ts`): an id to answer under. */
 export interface FeedWorkerRequest {
   id: number
-  task: FeedTextTask
+  task: FeedTextMessage
 }
 
 /** The answer to one task: its text, or why it failed. */
@@ -35,7 +36,7 @@ if (process.platform === 'linux') {
 parentPort?.on('message', (request: FeedWorkerRequest) => {
   let reply: FeedWorkerReply
   try {
-    reply = { id: request.id, text: feedText(request.task) }
+    reply = { id: request.id, text: feedText(feedTextTaskOf(request.task)) }
   } catch (err) {
     reply = { id: request.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }
   }

@@ -2,14 +2,17 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
+import { feedTextMessages, type FeedTextMessage } from './feed-messages.js'
 import type { FeedTextTask } from './feed-text.js'
 import type { FeedWorkerReply, FeedWorkerRequest } from './feed-worker.js'
 
 // Worker threads that build feeds' text (issue 28): an 18,563-event feed is about 15 s of CPU,
 // which on the event loop, even in 10 ms slices, took a third of it from every other request (the
 // host's too). The database reads stay on the main thread; a worker turns each page of rows into
-// VEVENT text (and the VTIMEZONEs). Started at the first feed, stopped with the calendar.
+// VEVENT text (and the VTIMEZONEs). The rows cross in pieces, one per turn of the loop
+// (`feed-messages.ts`). Started at the first feed, stopped with the calendar.
 
 /** Raised when no worker could be started (no worker file in this build, no worker_threads): the build goes on in the event loop. */
 export class FeedWorkersUnavailable extends Error {}
@@ -94,22 +97,36 @@ function createPool(size: () => number): FeedWorkers {
     return thread
   }
 
+  /** Sends one message to the least busy worker (starting one if the pool is not full), answering its text. */
+  const post = (message: FeedTextMessage): Promise<string> => {
+    if (broken) return Promise.reject(new FeedWorkersUnavailable('No feed worker could be started.'))
+    let thread: Thread
+    try {
+      thread = threads.length < size() ? start() : threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
+    } catch (err) {
+      breaks(err instanceof Error ? err.message : String(err))
+      return Promise.reject(new FeedWorkersUnavailable(err instanceof Error ? err.message : String(err)))
+    }
+    const id = nextId++
+    return new Promise<string>((resolve, reject) => {
+      thread.pending.set(id, { resolve, reject })
+      thread.worker.ref()
+      thread.worker.postMessage({ id, task: message } satisfies FeedWorkerRequest)
+    })
+  }
+
   return {
-    text(task) {
-      if (broken) return Promise.reject(new FeedWorkersUnavailable('No feed worker could be started.'))
-      let thread: Thread
-      try {
-        thread = threads.length < size() ? start() : threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
-      } catch (err) {
-        breaks(err instanceof Error ? err.message : String(err))
-        return Promise.reject(new FeedWorkersUnavailable(err instanceof Error ? err.message : String(err)))
+    async text(task) {
+      const texts: Promise<string>[] = []
+      for (const message of feedTextMessages(task)) {
+        // One piece per turn: making and posting one holds the loop for a few milliseconds at most.
+        if (texts.length > 0) await nextTurn()
+        const text = post(message)
+        // A failure is seen when the pieces are joined, not left unhandled while the next is made.
+        text.catch(() => {})
+        texts.push(text)
       }
-      const id = nextId++
-      return new Promise<string>((resolve, reject) => {
-        thread.pending.set(id, { resolve, reject })
-        thread.worker.ref()
-        thread.worker.postMessage({ id, task } satisfies FeedWorkerRequest)
-      })
+      return (await Promise.all(texts)).join('')
     },
     async close() {
       const stopping = threads.splice(0).map((t) => t.worker.terminate())
