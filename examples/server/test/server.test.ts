@@ -145,6 +145,41 @@ describe('example server on PostgreSQL', () => {
   })
 })
 
+// Instances of one deployment start together (the cluster starts three): each registers
+// CAL_ADMIN_TOKEN on start. Started at once, two instances must both come up, and the token must
+// stay live (one instance's registration must not delete or revoke the other's).
+describe('two example servers started at once on one PostgreSQL database', () => {
+  const pair = scratchDatabase('example_pair')
+  const servers: CalendarServer[] = []
+
+  beforeAll(async () => {
+    await pair.create()
+    // Migrated first, so that the two starts meet at the token rather than at the migration lock.
+    const first = await startServer(loadConfig({ DATABASE_URL: pair.url, PORT: '0', CAL_DEMO: '0', CAL_LOG_LEVEL: 'silent' }))
+    await first.close()
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()))
+    await pair.drop()
+  })
+
+  it('both start with the same CAL_ADMIN_TOKEN, round after round of a new token, and the token works on both', async () => {
+    for (let round = 0; round < 4; round++) {
+      const token = `pair-admin-token-${round}-0123456789`
+      const env = { DATABASE_URL: pair.url, PORT: '0', CAL_DEMO: '0', CAL_ADMIN_TOKEN: token, CAL_LOG_LEVEL: 'silent' }
+      const started = await Promise.allSettled([startServer(loadConfig(env)), startServer(loadConfig(env))])
+      for (const s of started) if (s.status === 'fulfilled') servers.push(s.value)
+      expect(started.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started'))).toEqual(['started', 'started'])
+      for (const server of servers) {
+        expect((await request(server.url, 'POST', '/events', { token, body: newEvent })).status).toBe(201)
+      }
+      // The token of the round before is revoked by the new one.
+      if (round > 0) expect((await request(servers[0]!.url, 'POST', '/events', { token: `pair-admin-token-${round - 1}-0123456789`, body: newEvent })).status).toBe(401)
+      await Promise.all(servers.splice(0).map((s) => s.close()))
+    }
+  })
+})
+
 describe('example server on embedded PGlite', () => {
   it('persists into CAL_DATA_DIR, seeds the demo and keeps a second process out', { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cal-example-'))

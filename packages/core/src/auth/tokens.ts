@@ -65,16 +65,40 @@ export async function createToken(
   return { token, info: await storeToken(db, token, input) }
 }
 
-/** Registers a token chosen by the operator (e.g. `CAL_ADMIN_TOKEN`); idempotent. */
+/**
+ * Registers a token chosen by the operator (e.g. `CAL_ADMIN_TOKEN`); idempotent: a live row of the
+ * same token, user, name and no expiry is kept as it is, anything else under its key is replaced.
+ */
 export async function registerToken(
   db: Kysely<DB>,
   token: string,
   input: TokenInput,
 ): Promise<TokenInfo> {
   if (token.length < 16) throw new TypeError('A token must have at least 16 characters.')
-  const existing = await db.selectFrom('api_tokens').select('id').where('prefix', '=', lookupKey(token)).executeTakeFirst()
-  if (existing) await db.deleteFrom('api_tokens').where('id', '=', existing.id).execute()
-  return storeToken(db, token, input)
+  const key = lookupKey(token)
+  // Instances of one deployment register the same token as they start together: one at a time
+  // (two inserts of one key collided), and the second keeps the first's row instead of replacing
+  // it (a replaced row's id is one the first instance would then revoke as a stale token).
+  const register = async (trx: Kysely<DB>): Promise<TokenInfo> => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`cal-events token ${key}`}))`.execute(trx)
+    const existing = await trx
+      .selectFrom('api_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select(['t.id', 't.name', 't.secret_hash', 't.revoked_utc', 't.expires_utc', 'u.login', 'u.role'])
+      .where('t.prefix', '=', key)
+      .executeTakeFirst()
+    if (existing) {
+      const login = input.login ?? input.name ?? `${input.role}-${key}`
+      const same =
+        existing.secret_hash === sha256(token) && existing.revoked_utc === null && existing.expires_utc === null && input.expires === undefined &&
+        existing.login === login && existing.role === input.role && existing.name === (input.name ?? '')
+      if (same) return (await listTokens(trx, existing.id))[0]!
+      await trx.deleteFrom('api_tokens').where('id', '=', existing.id).execute()
+    }
+    return storeToken(trx, token, input)
+  }
+  // Inside a host's transaction (`withTransaction`) the lock is held until the host's transaction ends.
+  return db.isTransaction ? register(db) : db.transaction().execute(register)
 }
 
 async function storeToken(
