@@ -85,8 +85,8 @@ export default defineConfig({
       },
       {
         // The HTTP suite again, its calendars connected through a private PgBouncer in transaction
-        // pooling mode (test-support/global-setup.ts starts it; test-db.ts connects with
-        // `pooler: 'transaction'`). Without the files that cost minutes and exercise no database
+        // pooling mode, keeping named statements (test-support/global-setup.ts starts it; test-db.ts
+        // connects with `pooler: 'transaction', preparedStatements: true`). Without the files that cost minutes and exercise no database
         // session (fuzzing, the boundary sweep, browsers, the document's linters).
         extends: true,
         test: {

@@ -16,6 +16,8 @@ import { randomFreePort, runAs } from './private-postgres.js'
 export interface PgBouncer {
   /** The loopback port it listens on (25000-29999). */
   readonly port: number
+  /** Its version, as `pgbouncer --version` says it (`PgBouncer 1.24.1`). */
+  readonly version: string
   /** `url` with PgBouncer's host and port instead of the server's (same user and database). */
   through(url: string): string
   /** Runs a SHOW command on PgBouncer's admin console (`SHOW POOLS`, `SHOW STATS`). */
@@ -117,6 +119,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   }
   return {
     port,
+    version: execFileSync(pgbouncerBinary(), ['--version']).toString().split('\n')[0]!.trim(),
     through(url) {
       const u = new URL(url)
       u.hostname = '127.0.0.1'

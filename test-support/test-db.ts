@@ -11,7 +11,8 @@ export const BACKEND: 'postgres' | 'pglite' = process.env.CAL_TEST_BACKEND === '
 /**
  * `pgbouncer` in the project that runs the HTTP suite through a private PgBouncer in transaction
  * mode (global-setup.ts starts it): the worker's calendars connect through it with
- * `pooler: 'transaction'`; raw sessions of the tests (`querySql`, `workerDatabaseUrl`) stay direct.
+ * `pooler: 'transaction', preparedStatements: true`; raw sessions of the tests (`querySql`,
+ * `workerDatabaseUrl`) stay direct.
  */
 export const POOLER: 'pgbouncer' | undefined = process.env.CAL_TEST_POOLER === 'pgbouncer' ? 'pgbouncer' : undefined
 
@@ -55,7 +56,8 @@ function calendarDatabase(url: string, poolSize: number): CalendarOptions['datab
   const through = new URL(url)
   through.hostname = '127.0.0.1'
   through.port = String(port)
-  return { url: through.href, poolSize, pooler: 'transaction' }
+  // The harness's PgBouncer keeps named statements (1.21 or later, max_prepared_statements).
+  return { url: through.href, poolSize, pooler: 'transaction', preparedStatements: true }
 }
 
 /**

@@ -3,10 +3,12 @@ import { createCalendar, type Calendar } from '@cal-events/core'
 import { startPgBouncer } from '../../test-support/pgbouncer.js'
 import { alternatingRounds, median } from './paired.js'
 
-// Issue 32: the default list through Debian's PgBouncer in transaction mode (`pooler:
-// 'transaction'`: settings per transaction, no named prepared statements) against the same list
-// on a direct connection, same database, same process, rounds alternating; with the hot-read cache
-// off (every request reads) and on (every request is its one check statement).
+// Issue 32: the default list through PgBouncer 1.21+ in transaction mode (scripts/pgbouncer/ensure.sh)
+// against the same list on a direct connection, same database, same process, rounds alternating:
+// `pooler: 'transaction'` with named statements kept by PgBouncer (`preparedStatements: true`, its
+// statements pipelined with their transaction) and without (settings per transaction, statements
+// unnamed, as with Debian bookworm's 1.18); with the hot-read cache off (every request reads) and
+// on (every request is its one check statement).
 // `pnpm --filter @cal-events/bench pooler [events] [seconds] [rounds]` (PostgreSQL at DATABASE_URL).
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -37,6 +39,10 @@ async function main() {
       const common = { now: () => NOW, migrate: false, ...(cached ? {} : { responseCache: false as const }) }
       const direct = await createCalendar({ ...common, database: { url: url.href, poolSize: POOL } })
       const pooled = await createCalendar({ ...common, database: { url: bouncer.through(url.href), poolSize: POOL, pooler: 'transaction' } })
+      const prepared = await createCalendar({
+        ...common,
+        database: { url: bouncer.through(url.href), poolSize: POOL, pooler: 'transaction', preparedStatements: true },
+      })
       // Where the difference comes from (BENCH_SPLIT=1): the pooler mode on a direct connection, and
       // the direct pool without named prepared statements.
       const split = process.env.BENCH_SPLIT === '1'
@@ -45,7 +51,7 @@ async function main() {
             'direct, unnamed': await createCalendar({ ...common, database: { url: url.href, poolSize: POOL, preparedStatements: false } }),
           }
         : {}
-      const modes: [string, Calendar][] = [['direct', direct], ['pooled', pooled], ...Object.entries(split)]
+      const modes: [string, Calendar][] = [['direct', direct], ['prepared', prepared], ['pooled', pooled], ...Object.entries(split)]
       const { rates, errors } = await alternatingRounds(
         modes.map(([mode, calendar]) => [mode, () => calendar] as const),
         ROUNDS,
@@ -53,13 +59,15 @@ async function main() {
       )
       if (process.env.BENCH_SPLIT === '1') console.log(Object.entries(rates).map(([m, r]) => `${m} ${median(r).toFixed(0)} req/s`).join(', '))
       for (const calendar of Object.values(split)) await calendar.close()
-      // Paired by round: the machine's load drifts between rounds more than between the two halves of one.
-      const ratios = rates.pooled!.map((p, i) => p / rates.direct![i]!)
+      // Paired by round: the machine's load drifts between rounds more than between the parts of one.
+      const ratios = (mode: string) => rates[mode]!.map((p, i) => p / rates.direct![i]!)
+      const through = (mode: string, what: string) =>
+        `through PgBouncer, ${what}: ${median(rates[mode]!).toFixed(0)} req/s, per round ${ratios(mode).map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios(mode)).toFixed(2)}`
       console.log(
-        `default list${cached ? ' from the hot-read cache' : ', cache off'} (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}, PgBouncer default_pool_size ${POOL}): ` +
-          `direct ${median(rates.direct!).toFixed(0)} req/s, through PgBouncer ${median(rates.pooled!).toFixed(0)} req/s; ` +
-          `PgBouncer/direct per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; errors ${errors}`,
+        `default list${cached ? ' from the hot-read cache' : ', cache off'} (${EVENTS} events, ${CONCURRENCY} callers, pools of ${POOL}, ${bouncer.version} default_pool_size ${POOL}): ` +
+          `direct ${median(rates.direct!).toFixed(0)} req/s; ${through('prepared', 'named statements kept')}; ${through('pooled', 'unnamed')}; errors ${errors}`,
       )
+      await prepared.close()
       await pooled.close()
       await direct.close()
     }

@@ -148,6 +148,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const env = {
       DATABASE_URL: databaseUrl,
       CAL_DB_POOLER: 'transaction',
+      CAL_DB_PREPARED_STATEMENTS: '1',
       CAL_DATABASE_REPLICA_URLS: replicaUrl,
       CAL_DB_POOL_SIZE: String(options.poolSize ?? 4),
       CAL_ADMIN_TOKEN: adminToken,

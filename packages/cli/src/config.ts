@@ -129,6 +129,7 @@ const EnvSchema = z.object({
       .refine((list) => list.length > 0 && list.every((u) => /^postgres(ql)?:\/\/\S+$/.test(u)), 'expected comma-separated postgres:// URLs of streaming replicas'),
   ),
   CAL_DB_POOLER: optional(z.string().trim().toLowerCase().pipe(z.enum(['transaction'], { error: 'expected transaction (PgBouncer pool_mode = transaction), or unset' }))),
+  CAL_DB_PREPARED_STATEMENTS: optional(flag),
   CAL_DB_SCHEMA: optional(z.string().trim().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case identifier such as cal_events')),
   CAL_VARIANT: optional(z.string().trim().toUpperCase().pipe(z.enum(['A', 'B'], { error: 'expected A or B' }))),
   CAL_TIMEZONE: optional(z.string().trim().refine(isTimezone, 'expected an IANA time zone (Europe/Berlin) or UTC±h')),
@@ -203,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         poolSize: e.CAL_DB_POOL_SIZE ?? defaultPoolSize(),
         startupWaitMs: (e.CAL_DB_WAIT_SECONDS ?? 10) * 1000,
         ...(e.CAL_DB_POOLER ? { pooler: e.CAL_DB_POOLER } : {}),
+        ...(e.CAL_DB_PREPARED_STATEMENTS !== undefined ? { preparedStatements: e.CAL_DB_PREPARED_STATEMENTS } : {}),
         ...(e.CAL_DATABASE_REPLICA_URLS ? { replicas: e.CAL_DATABASE_REPLICA_URLS } : {}),
       }
     : { dataDir }

@@ -7,7 +7,7 @@ import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, freshConnectionProbe, type XactStatusProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
-import { preparingPool } from './prepared-statements.js'
+import { preparingPool, sharedNamer, type StatementNamer } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, useSchema } from './schema.js'
 import { hostPoolProbe, localSettingsPool } from './host-pool.js'
 import type { PoolStats } from './health.js'
@@ -75,6 +75,9 @@ export function newPostgresPool(options: Extract<DatabaseOptions, { url: string 
     // A transaction-mode pooler refuses startup parameters: there the timeout is set per
     // transaction (`behindPoolerHandle`).
     ...(options.pooler === 'transaction' ? {} : { statement_timeout: statementTimeoutMs }),
+    // Behind a pooler that keeps named statements, a named one is written with its transaction's
+    // BEGIN and COMMIT without waiting for their answers (`localSettingsPool`).
+    ...(poolerKeepsStatements(options) ? { pipeline: true } : {}),
     // A server that vanished mid-query never answers; give up client-side too.
     query_timeout: statementTimeoutMs + 2_000,
     types: calendarTypes,
@@ -93,16 +96,27 @@ export function newPostgresPool(options: Extract<DatabaseOptions, { url: string 
 }
 
 /**
+ * Whether `options` name a transaction-mode pooler that keeps protocol-level prepared statements
+ * (`preparedStatements: true` with `pooler: 'transaction'`: PgBouncer 1.21 or later with
+ * `max_prepared_statements` > 0). Debian bookworm's PgBouncer 1.18 keeps none, hence off by default.
+ */
+export function poolerKeepsStatements(options: Extract<DatabaseOptions, { url: string }>): boolean {
+  return options.pooler === 'transaction' && options.preparedStatements === true
+}
+
+/**
  * PostgreSQL behind a transaction-mode pooler (PgBouncer `pool_mode = transaction`): consecutive
  * transactions of one client connection may run on different server connections, and a pooler
  * refuses startup parameters such as `statement_timeout`. So the pool keeps nothing in the session:
  * it is run as a host's pool is (`host-pool.ts`, search path and statement timeout by SET LOCAL in
- * each transaction, short statements sent in one message with it), and names no prepared statement.
- * Advisory locks are all transaction-scoped (`pg_advisory_xact_lock`) anyway.
+ * each transaction, short statements sent in one message with it), and names no prepared statement
+ * unless the pooler keeps them (`poolerKeepsStatements`). Advisory locks are all transaction-scoped
+ * (`pg_advisory_xact_lock`) anyway.
  */
 function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, onQuery: QueryListener, schema: string): DatabaseHandle {
   const { pool, probe } = newPostgresPool(options)
-  const handle = behindPoolerHandle(pool, probe, schema, options.statementTimeoutMs ?? 30_000, onQuery)
+  const namer = poolerKeepsStatements(options) ? sharedNamer() : undefined
+  const handle = behindPoolerHandle(pool, probe, schema, options.statementTimeoutMs ?? 30_000, onQuery, namer)
   return {
     ...handle,
     // This pool is the calendar's own: ended with it (the host-pool wrapper leaves it open).
@@ -115,13 +129,23 @@ function openBehindPooler(options: Extract<DatabaseOptions, { url: string }>, on
 
 /**
  * A calendar's handle on `pool`, a pool behind a transaction-mode pooler (`openBehindPooler`; a
- * calendar set's shares one pool); closing it leaves the pool open.
+ * calendar set's shares one pool); closing it leaves the pool open. With `namer` (a pooler that
+ * keeps named statements, its clients pipelined) hot statements are named.
  */
-export function behindPoolerHandle(pool: pg.Pool, probe: XactStatusProbe, schema: string, statementTimeoutMs: number, onQuery: QueryListener): DatabaseHandle {
-  // Every statement whose parameters can be written in goes in one message with its transaction:
-  // without named prepared statements a long one has no kept plan to lose, and the two round trips
-  // of a transaction around it (and the connection held meanwhile) would cost more.
-  const dialect = new PostgresDialect({ pool: commitCheckingPool(localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY), probe) })
+export function behindPoolerHandle(
+  pool: pg.Pool,
+  probe: XactStatusProbe,
+  schema: string,
+  statementTimeoutMs: number,
+  onQuery: QueryListener,
+  namer?: StatementNamer,
+): DatabaseHandle {
+  // Every unnamed statement whose parameters can be written in goes in one message with its
+  // transaction: it has no kept plan to lose, and the two round trips of a transaction around it
+  // (and the connection held meanwhile) would cost more. A named one is pipelined with its
+  // transaction instead: one round trip too, and its plan kept.
+  const settings = localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY, namer !== undefined)
+  const dialect = new PostgresDialect({ pool: commitCheckingPool(namer ? preparingPool(settings, namer) : settings, probe) })
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return {
     db,

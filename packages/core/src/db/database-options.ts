@@ -23,13 +23,18 @@ export type DatabaseOptions =
       poolSize?: number
       connectionTimeoutMs?: number
       statementTimeoutMs?: number
-      /** Run hot statements as named prepared statements (default true; turn off behind a transaction-mode pooler that cannot keep them). */
+      /**
+       * Run hot statements as named prepared statements. Default true, but false with
+       * `pooler: 'transaction'`: set it true there only when the pooler keeps protocol-level prepared
+       * statements (PgBouncer 1.21 or later with `max_prepared_statements` > 0).
+       */
       preparedStatements?: boolean
       /** On start, wait this long for a server that is not up yet before giving up (default 0: one try). */
       startupWaitMs?: number
       /**
        * `'transaction'`: the URL is a transaction-mode pooler (PgBouncer): no startup parameters, no
-       * session state (search path and timeout set per transaction), no named prepared statements.
+       * session state (search path and timeout set per transaction), no named prepared statements
+       * unless `preparedStatements: true`.
        */
       pooler?: 'transaction'
       /**

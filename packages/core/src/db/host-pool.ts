@@ -80,9 +80,12 @@ const ignore = () => {}
  * message (no extra round trip). A short statement outside one is sent in one message with its
  * transaction (`oneMessageMax`, default `ONE_MESSAGE_MAX`); a longer one gets a transaction begun before it and committed
  * right after a write, at release after a read. One that fails rolls back at once, as autocommit
- * would have. `end()` leaves the host's pool open.
+ * would have. `pipelined`: the clients are pg clients in pipeline mode (`pipeline: true`), and a
+ * named statement longer than `ONE_MESSAGE_MAX` outside a transaction is written between its BEGIN
+ * and its COMMIT without waiting for their answers (one round trip, its plan kept). `end()` leaves
+ * the host's pool open.
  */
-export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number, oneMessageMax = ONE_MESSAGE_MAX): PostgresPool & ConfigPool {
+export function localSettingsPool(pool: HostPool, schema: string, statementTimeoutMs: number, oneMessageMax = ONE_MESSAGE_MAX, pipelined = false): PostgresPool & ConfigPool {
   const queryTimeoutMs = statementTimeoutMs + 2_000
   // Utility statements, sent with BEGIN in one message: nothing to plan. The search path is asked
   // once (where pg_trgm lives does not move while the calendar runs).
@@ -125,6 +128,8 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         return send(config)
       }
       if (open === 'none') {
+        // A short one is cheaper in one message, parsed again (three messages cost the pooler more).
+        if (pipelined && config.name !== undefined && config.text.length > ONE_MESSAGE_MAX) return pipelinedTransaction(config)
         const whole = config.text.length <= oneMessageMax ? inlineParameters(config.text, config.values ?? []) : undefined
         if (whole !== undefined) return oneMessage(whole)
         await begin(`begin; ${await settingsOn(send)}`)
@@ -152,6 +157,18 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         if (!broken) await send({ text: 'rollback' }).catch(() => {})
         throw err
       }
+    }
+    /**
+     * A named statement with its transaction, settings and commit, written without waiting between
+     * them on a pipelined client: one round trip, and the plan a pooler keeps for the name is used.
+     * The server runs them in order: a failed BEGIN message (its settings) aborts the transaction,
+     * so the statement fails too, and the COMMIT of an aborted transaction only rolls it back.
+     */
+    async function pipelinedTransaction(config: HostQueryConfig): Promise<unknown> {
+      const begin = `begin; ${await settingsOn(send)}`
+      const steps = await Promise.allSettled([send({ text: begin }), send(config), send({ text: 'commit' })])
+      for (const step of steps) if (step.status === 'rejected') throw step.reason
+      return (steps[1] as PromiseFulfilledResult<unknown>).value
     }
     /** Sends a BEGIN message; if a part of it fails, a transaction it opened must not reach the host. */
     async function begin(text: string): Promise<unknown> {

@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { DatabaseOptions } from './database-options.js'
 import type { DB } from './generated.js'
 import { commitCheckingPool, type XactStatusProbe } from './commit-check.js'
-import { behindPoolerHandle, logger, newPostgresPool, openHostPool, openPgliteSession, type DatabaseHandle, type QueryListener } from './create-db.js'
+import { behindPoolerHandle, logger, newPostgresPool, openHostPool, openPgliteSession, poolerKeepsStatements, type DatabaseHandle, type QueryListener } from './create-db.js'
 import { preparingPool, sharedNamer, type ConfigClient, type ConfigPool } from './prepared-statements.js'
 import { SET_SEARCH_PATH } from './schema.js'
 import type { PoolStats } from './health.js'
@@ -96,7 +96,7 @@ export async function openSharedDatabase(options: DatabaseOptions): Promise<Shar
       // Behind a transaction-mode pooler nothing stays in a session: SET LOCAL per transaction, as on a host's pool.
       open:
         options.pooler === 'transaction'
-          ? (schema, onQuery) => behindPoolerHandle(pool, probe, schema, timeoutMs, onQuery)
+          ? (schema, onQuery) => behindPoolerHandle(pool, probe, schema, timeoutMs, onQuery, poolerKeepsStatements(options) ? namer : undefined)
           : handle('postgres', pool, options.preparedStatements !== false, probe),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => pool.end(),

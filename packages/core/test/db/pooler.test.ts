@@ -4,6 +4,8 @@ import { createCalendar, createCalendars, type Calendar } from '@cal-events/core
 import { BACKEND } from '../../../../test-support/test-db.js'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
 import { startPgBouncer, type PgBouncer } from '../../../../test-support/pgbouncer.js'
+import { sql } from 'kysely'
+import { openDatabase } from '../../src/db/create-db.js'
 
 // Issue 32 item 1: behind Debian's PgBouncer in transaction pooling mode. With one server
 // connection per database, a raw session through PgBouncer gets the very connection the calendar's
@@ -59,11 +61,39 @@ describe.skipIf(BACKEND !== 'postgres')('behind PgBouncer in transaction mode (p
     })
     expect(session).toEqual({ search_path: '"$user", public', statement_timeout: '0', prepared: 0, locks: 0 })
   })
-  it('a calendar set behind the pooler: two calendars keep apart, nothing left in the server session', async () => {
-    const set = await createCalendars({ database: { url, pooler: 'transaction', poolSize: 2 }, registrySchema: 'cal_pooled_registry' })
+  // Named statements kept by PgBouncer (1.21 or later, max_prepared_statements): a named statement is
+  // pipelined with its BEGIN, settings and COMMIT, so it must still run under the calendar's
+  // search path and timeout, in its transaction, on whichever server connection PgBouncer picks.
+  it('preparedStatements: true: hot statements are named, kept by PgBouncer, and run under the calendar\'s settings', async () => {
+    const handle = await openDatabase({ url, pooler: 'transaction', preparedStatements: true, poolSize: 2, statementTimeoutMs: 700 }, undefined, 'cal_events')
     try {
-      const one = await set.create('pooled-one')
-      const two = await set.create('pooled-two')
+      // SET LOCAL takes effect in a transaction only: the settings show that BEGIN came first.
+      // Longer than host-pool.ts's ONE_MESSAGE_MAX (400), as a list is: a shorter one is sent unnamed, in one message.
+      const long = sql.raw(`/* ${'long '.repeat(80)}*/`)
+      const settings = sql<{ path: string; timeout: string; events: number }>`select current_setting('search_path') as path,
+        current_setting('statement_timeout') as timeout, (select count(*)::int from events) as events ${long}`
+      for (let i = 0; i < 5; i++) expect((await settings.execute(handle.db)).rows).toMatchObject([{ path: 'cal_events', timeout: '700ms' }])
+      // The timeout bounds a named statement too (each run of the same text, named from the third).
+      for (let i = 0; i < 4; i++) await expect(sql`select pg_sleep(2) ${long}`.execute(handle.db)).rejects.toThrow(/statement timeout/)
+      const list = await calendar.events.list({ per_page: 5 }, { as: null })
+      expect(list.events).toHaveLength(5)
+    } finally {
+      await handle.close()
+    }
+    const session = await rawSession(async (client) => {
+      const settings = await client.query(`select current_setting('search_path') as search_path, current_setting('statement_timeout') as statement_timeout`)
+      const prepared = await client.query(`select count(*)::int as n from pg_prepared_statements where statement like '%as path,%'`)
+      return { ...settings.rows[0], prepared: prepared.rows[0].n }
+    })
+    // PgBouncer's one server connection holds the statement (under its own name) and nothing else of ours.
+    expect(session).toEqual({ search_path: '"$user", public', statement_timeout: '0', prepared: 1 })
+  })
+
+  it.each([false, true])('a calendar set behind the pooler (preparedStatements: %s): two calendars keep apart, nothing left in the server session', async (prepared) => {
+    const set = await createCalendars({ database: { url, pooler: 'transaction', poolSize: 2, preparedStatements: prepared }, registrySchema: 'cal_pooled_registry' })
+    try {
+      const one = await set.create(`pooled-one-${prepared}`)
+      const two = await set.create(`pooled-two-${prepared}`)
       for (const [calendar, title] of [[one, 'In one'], [two, 'In two']] as const) {
         await calendar.events.create({ title, start_date: '2026-12-02 10:00:00', end_date: '2026-12-02 11:00:00' })
       }
@@ -77,9 +107,8 @@ describe.skipIf(BACKEND !== 'postgres')('behind PgBouncer in transaction mode (p
     }
     const session = await rawSession(async (client) => {
       const settings = await client.query(`select current_setting('search_path') as search_path`)
-      const prepared = await client.query('select count(*)::int as n from pg_prepared_statements')
-      return { ...settings.rows[0], prepared: prepared.rows[0].n }
+      return settings.rows[0]
     })
-    expect(session).toEqual({ search_path: '"$user", public', prepared: 0 })
+    expect(session).toEqual({ search_path: '"$user", public' })
   })
 })
