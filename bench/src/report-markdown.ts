@@ -60,6 +60,15 @@ export function markdown(r: RunResults): string {
           s.scenarios.map((x) => [x.name, f(x.small.p50), f(x.large.p50), f(x.p50Ratio, 2), f(x.small.p99), f(x.large.p99), f(x.p99Ratio, 2), f(x.small.rps, 0), f(x.large.rps, 0)]),
         ),
     )
+    if (s.interleaved) {
+      parts.push(
+        `One caller, requests alternating between the two servers (${s.interleaved[0]?.requests ?? 0} each side):\n\n` +
+          markdownTable(
+            ['scenario', `p50 ${s.small}`, `p50 ${s.large}`, 'p50 ratio', `p99 ${s.small}`, `p99 ${s.large}`, 'p99 ratio'],
+            s.interleaved.map((x) => [x.name, f(x.small.p50), f(x.large.p50), f(x.p50Ratio, 2), f(x.small.p99), f(x.large.p99), f(x.p99Ratio, 2)]),
+          ),
+      )
+    }
   }
   if (r.pglite) {
     const p = r.pglite

@@ -2,6 +2,7 @@ import type { ImportResult, MigrateSiteResult } from './bulk.js'
 import type { SqlCeiling } from './ceilings.js'
 import { HOSTILE_GOALS, type HostileBeside } from './hostile.js'
 import type { FeedResult } from './feed.js'
+import type { InterleavedResult } from './interleaved.js'
 import type { LoadResult } from './load.js'
 import type { SeedTimings } from './seed.js'
 import { STEADY_GOAL, type SteadyResult } from './steady.js'
@@ -54,6 +55,8 @@ export interface RunResults {
     large: number
     rounds: number
     scenarios: { name: string; small: ScenarioResult; large: ScenarioResult; p50Ratio: number; p99Ratio: number }[]
+    /** The same paths, one caller alternating between the two servers request by request. */
+    interleaved?: InterleavedResult[]
   }
   /** Issue 19: the list scenarios on the series database and on one of as many plain events, in paired rounds. */
   seriesVsPlain?: SeriesVsPlain

@@ -5,6 +5,10 @@ import type { RunResults, ScenarioResult } from './report.js'
 import { scenarios, type Scenario, type Targets } from './scenarios.js'
 import { benchDatabaseName } from './series.js'
 import { startCalendarServer, type RunningServer } from './server.js'
+import { interleavedLatency } from './interleaved.js'
+
+/** Requests per side of the interleaved single-caller measurement. */
+const INTERLEAVED_REQUESTS = 400
 
 /** The medians of `runs` (p50, p99, req/s) on the first run's other fields. */
 function medianResult(runs: ScenarioResult[]): ScenarioResult {
@@ -54,6 +58,16 @@ export async function scalingRun(
       report.table(
         ['scenario (medians of rounds)', 'p50 ratio', 'p99 ratio'],
         scaling.scenarios.map((x) => [`${x.name} (${large.events} / ${o.scalingEvents})`, `${x.p50Ratio.toFixed(2)}x`, `${x.p99Ratio.toFixed(2)}x`]),
+      ),
+    )
+    // The same paths once more, one request at a time alternating between the two servers: the
+    // statement's own latency, which a loaded machine's swings between rounds do not drown.
+    scaling.interleaved = []
+    for (const s of pick(db.targets)) scaling.interleaved.push(await interleavedLatency(s.name, s.spec.path, bigServer, smallServer, INTERLEAVED_REQUESTS))
+    console.log(
+      report.table(
+        [`one caller, ${INTERLEAVED_REQUESTS} requests each side, alternating`, 'p50 ms large/small', 'p99 ms large/small', 'p50 ratio', 'p99 ratio'],
+        scaling.interleaved.map((x) => [x.name, `${x.large.p50.toFixed(1)} / ${x.small.p50.toFixed(1)}`, `${x.large.p99.toFixed(1)} / ${x.small.p99.toFixed(1)}`, `${x.p50Ratio.toFixed(2)}x`, `${x.p99Ratio.toFixed(2)}x`]),
       ),
     )
     return scaling

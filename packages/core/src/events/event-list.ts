@@ -12,7 +12,7 @@ import { eventListArgs } from './event.args.js'
 import { EVENT_READS } from './event-resources.js'
 import { listBounds } from './event-list-bounds.js'
 import { eventListPageQuery, openEndedSeriesQuery, type EventListFilters } from './event-list-query.js'
-import { knownTotalsOf, knownTotalStatement, rememberTotal, type KnownCount } from './known-total.js'
+import { knownTotalsOf, knownTotalStatement, rememberTotal, sendCounted, type KnownCount } from './known-total.js'
 import { serializeEvent, serializeException, serializeOccurrence, type EventRow, type OccurrenceColumns } from './event.serializer.js'
 import { earliestUtcOf, latestUtcOf, shiftWall } from '../time/wall-time.js'
 import { farOccurrences, type SeriesRow } from '../recurrence/index.js'
@@ -118,13 +118,16 @@ export function eventListOperation(variant: VariantConfig) {
       const totals = knownTotalsOf(ctx.db)
       const key = JSON.stringify(filters)
       const page = { limit: p.perPage, offset: p.offset }
-      const statement =
+      const statement = () =>
         computed && computed.length > 0
           ? eventListPageQuery(ctx.db, filters, page, totals.counts.get(key), false, computed).compile()
           : knownTotalStatement(totals, key, `${page.limit}/${page.offset}/${key}`, (known) => eventListPageQuery(ctx.db, filters, page, known))
-      const found = (await ctx.db.executeQuery<PageRow>(statement)).rows
+      const found = await sendCounted(totals, key, async () => {
+        const { rows } = await ctx.db.executeQuery<PageRow>(statement())
+        rememberTotal(totals, key, rows[0]!)
+        return rows
+      })
       const { total } = found[0]!
-      rememberTotal(totals, key, found[0]!)
       const pages = totalPages(total, p.perPage)
       if (p.page > 1 && p.page > pages) {
         throw new CalendarError('EVENT_ARCHIVE_PAGE_NOT_FOUND', 'The requested event archive page does not exist')

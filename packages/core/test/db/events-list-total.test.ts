@@ -79,3 +79,29 @@ describe(`event list total after writes (${BACKEND})`, () => {
     })
   })
 })
+
+// Issue 33 item 3: a count grows with the rows that match, so callers that find no total known for
+// their filters (a server just started, new filters) must not each count them at once.
+describe(`event list totals counted once by concurrent first requests (${BACKEND})`, () => {
+  let calendar: Calendar
+  /** The known point each list statement was sent with (`1:1:`: no total known). */
+  let sentWith: unknown[] = []
+  beforeAll(async () => {
+    calendar = await freshCalendar({
+      now: () => NOW,
+      onQuery: (sql, _ms, parameters) => {
+        if (/^with "c"/.test(sql)) sentWith.push(parameters[0])
+      },
+    })
+    for (let i = 1; i <= 3; i++) await calendar.events.create({ title: `Jazz ${i}`, start_date: `2026-12-0${i} 10:00:00`, end_date: `2026-12-0${i} 11:00:00` })
+  })
+  afterAll(() => calendar.close())
+
+  it('counts the filters of requests that arrive together once; the others reuse its total', async () => {
+    sentWith = []
+    const lists = await Promise.all(Array.from({ length: 8 }, () => calendar.events.list({ search: 'jazz' }, { as: null })))
+    expect(lists.map((l) => l.total)).toEqual(Array(8).fill(3))
+    expect(sentWith).toHaveLength(8)
+    expect(sentWith.filter((point) => point === '1:1:')).toHaveLength(1)
+  })
+})
