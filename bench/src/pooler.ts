@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
 import { startPgBouncer } from '../../test-support/pgbouncer.js'
-import { alternatingRounds, median } from './paired.js'
+import { alternatingRounds, LIST_REQUEST, median } from './paired.js'
 
 // Issue 32: the default list through PgBouncer 1.21+ in transaction mode (scripts/pgbouncer/ensure.sh)
 // against the same list on a direct connection, same database, same process, rounds alternating:
@@ -18,6 +18,22 @@ const ROUNDS = Number(process.argv[4] ?? 5)
 const CONCURRENCY = 8
 const POOL = 4
 const NOW = new Date('2026-11-21T00:00:00Z')
+
+const LATENCY_REQUESTS = 300
+
+/** Milliseconds of each default-list request per mode, one caller, the modes taking turns. */
+async function interleavedLatencies(modes: readonly (readonly [string, Calendar])[], requests: number): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = Object.fromEntries(modes.map(([mode]) => [mode, []]))
+  for (let i = 0; i < requests; i++) {
+    for (const [mode, calendar] of i % 2 ? [...modes].reverse() : modes) {
+      const start = performance.now()
+      const res = await calendar.handle(LIST_REQUEST)
+      if (res.status !== 200) throw new Error(`${mode}: ${res.status}`)
+      out[mode]!.push(performance.now() - start)
+    }
+  }
+  return out
+}
 
 async function main() {
   const name = `cal_bench_pooler_${process.pid}`
@@ -59,6 +75,13 @@ async function main() {
       )
       if (process.env.BENCH_SPLIT === '1') console.log(Object.entries(rates).map(([m, r]) => `${m} ${median(r).toFixed(0)} req/s`).join(', '))
       for (const calendar of Object.values(split)) await calendar.close()
+      // One caller, the modes taking turns request by request: the cost of one request's path
+      // (latency) with the machine's drift spread alike over all of them.
+      const latencies = await interleavedLatencies(modes, LATENCY_REQUESTS)
+      console.log(
+        `  one caller, modes alternating per request (${LATENCY_REQUESTS} each): median ms ` +
+          Object.entries(latencies).map(([mode, ms]) => `${mode} ${median(ms).toFixed(2)}`).join(', '),
+      )
       // Paired by round: the machine's load drifts between rounds more than between the parts of one.
       const ratios = (mode: string) => rates[mode]!.map((p, i) => p / rates.direct![i]!)
       const through = (mode: string, what: string) =>
