@@ -43,6 +43,16 @@ describe('example server configuration', () => {
     })
   })
 
+  it('names prepared statements behind the pooler with CAL_DB_PREPARED_STATEMENTS=1, and refuses a value that is no flag', () => {
+    const url = 'postgres://postgres@127.0.0.1:6432/calendar'
+    expect(loadConfig({ DATABASE_URL: url, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' }).database).toMatchObject({
+      pooler: 'transaction',
+      preparedStatements: true,
+    })
+    expect(loadConfig({ DATABASE_URL: url, CAL_DB_PREPARED_STATEMENTS: '0' }).database).toMatchObject({ preparedStatements: false })
+    expect(() => loadConfig({ DATABASE_URL: url, CAL_DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/CAL_DB_PREPARED_STATEMENTS/)
+  })
+
   it('reads from the streaming replicas of CAL_DATABASE_REPLICA_URLS (comma-separated)', () => {
     const url = 'postgres://postgres@127.0.0.1:5432/calendar'
     const replicas = ['postgres://postgres@10.0.0.2:5432/calendar', 'postgres://postgres@10.0.0.3:5432/calendar']
