@@ -13,18 +13,20 @@ import { initialPostDraft } from '../posts/lifecycle.js'
 import { uniqueSlugs } from '../posts/slug-store.js'
 import { resolveImage } from '../posts/write-inputs.js'
 import { answerLookups, originKey, WriteLookups, type LookupAnswers } from '../posts/write-lookups.js'
-import { materialiseSeries } from '../recurrence/index.js'
+import { materialiseNewSeries, type Occurrence } from '../recurrence/index.js'
 import { TAXONOMIES } from '../terms/taxonomies.js'
 import { resolveTermNames, splitTermItems } from '../terms/term-links.js'
 import { eventWriteArgs } from './event.args.js'
 import { selectEvents } from './event.repository.js'
+import { insertEventRows, type NewEventRow } from './event-store.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 import { applyEventWrite, draftEventWrite, plannedAuthors, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
 
 // `calendar.events.import()` (issue 33 item 2): event inputs written in batches, each batch in one
 // transaction by multi-row statements: the batch's existence checks and its events found again by
-// origin id in one statement each, the new events in one insert, their organizer and term links
-// in one insert each. Every rule of a single create holds (the same plan, permission checks, slug
+// origin id in one statement each, the new events with their organizer and term links in one
+// statement (`insertEventRows`), the occurrences of all its series in one (`materialiseNewSeries`,
+// from the expansion the rule's check made). Every rule of a single create holds (the same plan, permission checks, slug
 // rules, de-duplicated venues, organizers and terms, occurrences, change log and counts by the
 // same triggers). An item the calendar refuses is reported and the rest of its batch goes on.
 
@@ -290,10 +292,9 @@ async function writeBatch(
   }
   const creates = items.filter((i) => !i.existing)
   if (creates.length === 0) return { created: 0, updated }
-  const rows: Record<string, unknown>[] = []
+  const rows: NewEventRow[] = []
   // The rows whose slug (its base so far) is made unique, as a single create's is.
-  const slugged: number[] = []
-  const links: { organizers: number[]; terms: { taxonomy: string; id: number }[] }[] = []
+  const slugged: Record<string, unknown>[] = []
   for (const item of creates) {
     const plan = plans.get(item)!
     const cols: Record<string, unknown> = { ...plan.columns }
@@ -303,27 +304,22 @@ async function writeBatch(
     if (plan.image !== undefined) cols.image_id = 'id' in plan.image ? plan.image.id : null
     if (plan.title !== undefined) cols.title = plan.title.trim()
     const { columns: post, slugToMakeUnique } = initialPostDraft('events', (cols.title as string | undefined) ?? '', plan, ctx)
-    rows.push({ ...cols, ...post })
-    if (slugToMakeUnique) slugged.push(rows.length - 1)
+    const columns = { ...cols, ...post }
+    if (slugToMakeUnique) slugged.push(columns)
     const terms: { taxonomy: string; id: number }[] = []
     for (const taxonomy of TAXONOMIES) {
       for (const id of new Set(splitTermItems(taxonomy, plan[taxonomy.plural] ?? []).ids)) terms.push({ taxonomy: taxonomy.name, id })
     }
-    links.push({ organizers: [...new Set(organizers)], terms })
+    rows.push({ columns, organizers: [...new Set(organizers)], terms })
   }
-  const free = await uniqueSlugs(trx, 'events', slugged.map((i) => rows[i]!.slug as string), language)
-  slugged.forEach((row, i) => (rows[row]!.slug = free[i]))
-  const inserted = await trx
-    .insertInto('events')
-    .values(rows as never[])
-    .onConflict((oc) => oc.columns(['language', 'slug']).where(sql<boolean>`status in ('publish', 'future', 'private') and slug <> ''`).doNothing())
-    .returning(['id', 'origin_uid'])
-    .execute()
-  const ids = new Map(inserted.map((r) => [r.origin_uid!, r.id]))
-  const organizerRows: [number, number, number][] = []
-  const termRows: [number, number, string][] = []
+  const free = await uniqueSlugs(trx, 'events', slugged.map((columns) => columns.slug as string), language)
+  slugged.forEach((columns, i) => (columns.slug = free[i]))
+  const inserted = await insertEventRows(trx, rows)
+  const ids = new Map(inserted.map((r) => [r.origin_uid, r.id]))
   let created = inserted.length
-  for (const [i, item] of creates.entries()) {
+  const series: number[] = []
+  const expanded = new Map<number, Occurrence[]>()
+  for (const item of creates) {
     const id = ids.get(item.origin!)
     if (id === undefined) {
       // A single create took a slug this insert picked: written alone, as a single create is.
@@ -331,22 +327,10 @@ async function writeBatch(
       created++
       continue
     }
-    links[i]!.organizers.forEach((organizer, position) => organizerRows.push([id, organizer, position]))
-    for (const t of links[i]!.terms) termRows.push([id, t.id, t.taxonomy])
-    if (item.plan!.rule) await materialiseSeries(trx, id, ctx.clock.now())
+    if (item.plan!.rule) series.push(id)
+    if (item.plan!.rule?.occurrences) expanded.set(id, item.plan!.rule.occurrences)
   }
-  if (organizerRows.length > 0) {
-    await sql`insert into event_organizers (event_id, organizer_id, position)
-      select * from unnest(${organizerRows.map((r) => r[0])}::int[], ${organizerRows.map((r) => r[1])}::int[], ${organizerRows.map((r) => r[2])}::smallint[])`.execute(trx)
-  }
-  if (termRows.length > 0) {
-    // Ids of no term of the taxonomy are skipped, as a single write skips them; in term id order.
-    await sql`insert into event_terms (event_id, term_id)
-      select x.e, t.id from unnest(${termRows.map((r) => r[0])}::int[], ${termRows.map((r) => r[1])}::int[], ${termRows.map((r) => r[2])}::text[]) x(e, t, taxonomy)
-        join terms t on t.id = x.t and t.taxonomy = x.taxonomy
-       order by t.id, x.e
-      on conflict do nothing`.execute(trx)
-  }
+  await materialiseNewSeries(trx, series, ctx.clock.now(), expanded)
   return { created, updated }
 }
 

@@ -18,7 +18,7 @@ import { TAXONOMIES } from '../terms/taxonomies.js'
 import { checkLinkRefs, parseLinkRefs, type LinkRef } from './event-links-input.js'
 import { lockSlug } from '../posts/slug-store.js'
 import { insertEventStatement, updateEventStatement, type EventLinkWrites } from './event-store.js'
-import { materialiseSeries, occurrenceAt, parseRecurrence, ruleWork, verifyRecurrence, type SeriesRow, type SeriesStart } from '../recurrence/index.js'
+import { materialiseSeries, occurrenceAt, parseRecurrence, ruleWork, verifyRecurrence, type Occurrence, type SeriesRow, type SeriesStart } from '../recurrence/index.js'
 import type { EventRow } from './event.serializer.js'
 
 /** Parsed event write fields (from `eventWriteArgs`), plus `password` in variant B; internal writes name only what they change. */
@@ -42,7 +42,7 @@ export interface EventWritePlan {
    * A rule to store, checked from its text only: `verifyEventPlan` runs the rule engine on it
    * after the permission check (issue 28), and `verified` says it did.
    */
-  rule?: { lines: string[]; start: SeriesStart; verified: boolean }
+  rule?: { lines: string[]; start: SeriesStart; verified: boolean; occurrences?: Occurrence[] }
 }
 
 function termItems(value: unknown): (string | number)[] | undefined {
@@ -194,7 +194,7 @@ export function plannedAuthors(plan: EventWritePlan): (number | undefined)[] {
  */
 export async function verifyEventPlan(plan: EventWritePlan): Promise<void> {
   if (!plan.rule || plan.rule.verified) return
-  await verifyRecurrence(plan.rule.lines, plan.rule.start)
+  plan.rule.occurrences = await verifyRecurrence(plan.rule.lines, plan.rule.start)
   plan.rule.verified = true
 }
 

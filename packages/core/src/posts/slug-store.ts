@@ -66,9 +66,14 @@ export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organiz
       cross join lateral (select slug from ${sql.table(table)} where language = ${language}
         and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e`.execute(trx)
   const used = new Set(taken.map((t) => t.slug))
+  // Where each base's search for a free suffix goes on: every suffix below it is taken (and stays
+  // taken), so a base of 10,000 items is not walked from 2 again for each of them.
+  const next = new Map<string, number>()
   return bases.map((base) => {
     let slug = base
-    for (let n = 2; used.has(slug); n++) slug = withSuffix(base, n)
+    let n = next.get(base) ?? 2
+    for (; used.has(slug); n++) slug = withSuffix(base, n)
+    next.set(base, n)
     used.add(slug)
     return slug
   })

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/generated.js'
 import { addMonthsToWall, epochMsToUtcWall, nowUtcWall, storableWall, utcWallToEpochMs, wallToUtc, type WallTime, wallFromDb } from '../time/wall-time.js'
 import { expandBounded, expandRecurrence, type Occurrence } from './recurrence.js'
@@ -146,7 +146,11 @@ export async function occurrenceAt(series: SeriesRow, key: string, work: RuleWor
 async function slicedRows(series: SeriesRow, work: RuleWork, from?: Date, to?: Date, limit = MAX_STORED_OCCURRENCES) {
   const start = { wall: wallFromDb(series.start_local), zone: series.timezone, allDay: series.all_day }
   const found = from && to ? await expandSliced(series.recurrence!, start, from, to, limit, work) : await expandBoundedSliced(series.recurrence!, start, work)
-  // Rows cost a zone conversion each (tens of µs): made a few milliseconds at a time too.
+  return rowsSliced(series, found)
+}
+
+/** `rowsOf` a few milliseconds at a time: rows cost a zone conversion each (tens of µs). */
+async function rowsSliced(series: SeriesRow, found: readonly Occurrence[]) {
   const rows: ReturnType<typeof rowsOf> = []
   for (let i = 0; i < found.length; ) {
     const began = performance.now()
@@ -205,6 +209,29 @@ export async function materialiseSeries(trx: Transaction<DB>, id: number, now: D
   const target = targetHorizon(now)
   const horizon = stored.until !== null && stored.until > target ? stored.until : target
   await insertRows(trx, await storedRows(series, horizon, ruleWork(STORE_WORK_MS)))
+}
+
+/**
+ * `materialiseSeries` for series a batch has just created (`events/event-import.ts`): their rows
+ * in one statement, the horizon read once, all their occurrences in as few inserts as fit. New
+ * events have no stored occurrences, so nothing is deleted first. `known`: a bounded series'
+ * occurrences as its write's check expanded them from the same rule, start and zone
+ * (`verifyRecurrence`), not expanded again.
+ */
+export async function materialiseNewSeries(trx: Transaction<DB>, ids: readonly number[], now: Date, known: ReadonlyMap<number, readonly Occurrence[]> = new Map()): Promise<void> {
+  if (ids.length === 0) return
+  const series = await trx.selectFrom('events').select([...SERIES_COLUMNS]).where('id', '=', sql<number>`any(${[...ids]}::int[])`).orderBy('id').execute()
+  const stored = await readHorizon(trx, 'share')
+  const target = targetHorizon(now)
+  const horizon = stored.until !== null && stored.until > target ? stored.until : target
+  const rows: ReturnType<typeof rowsOf> = []
+  for (const one of series as SeriesRow[]) {
+    if (!one.recurrence || one.recurrence.length === 0) continue
+    const found = isOpenEnded(one.recurrence) ? undefined : known.get(one.id)
+    // Each series its own budget, as each single write has.
+    rows.push(...(found ? await rowsSliced(one, found) : await storedRows(one, horizon, ruleWork(STORE_WORK_MS))))
+  }
+  await insertRows(trx, rows)
 }
 
 async function seriesRows(db: Db, openEndedOnly: boolean): Promise<SeriesRow[]> {

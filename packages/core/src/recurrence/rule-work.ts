@@ -136,8 +136,10 @@ async function engineWork<T>(run: () => Promise<T>): Promise<T> {
  * only) has at least one and at most `MAX_BOUNDED_OCCURRENCES`, with no gap longer than the
  * reach. Sliced (never holding the event loop) and bounded by `work`; throws the 400 on
  * `recurrence`. Run after the permission check: it is the costly part of a series write.
+ * Returns a bounded series' occurrences (all of them, as `expandBoundedSliced` gives them), so
+ * that storing them does not expand the rule again; nothing for an open-ended one.
  */
-export async function verifyRecurrence(lines: readonly string[], start: SeriesStart, work: RuleWork = ruleWork()): Promise<void> {
+export async function verifyRecurrence(lines: readonly string[], start: SeriesStart, work: RuleWork = ruleWork()): Promise<Occurrence[] | undefined> {
   checkRuleMatches(lines)
   const rule = ruleLine(lines)
   if (rule && !/[:;](COUNT|UNTIL)=/.test(rule)) {
@@ -147,9 +149,11 @@ export async function verifyRecurrence(lines: readonly string[], start: SeriesSt
     let found = 0
     await engineWork(() => walk(engine([rule], start, zone), from, from + DAY_MS + REACH_MS, periodOf(rule), work, (batch) => (found += batch.length) < 2))
     if (found < 2) throw invalidRecurrence(`The rule yields no occurrence within ${RULE_REACH_YEARS} years of the start.`)
-    return
+    return undefined
   }
-  if ((await expandBoundedSliced(lines, start, work)).length === 0) throw invalidRecurrence('The rule produces no occurrence.')
+  const all = await expandBoundedSliced(lines, start, work)
+  if (all.length === 0) throw invalidRecurrence('The rule produces no occurrence.')
+  return all
 }
 
 /**

@@ -92,6 +92,38 @@ describe(`bulk import (${BACKEND})`, () => {
     expect(list.total).toBe(N - 2 - 12 + 12 * 10)
   }, 120_000)
 
+  it('writes a batch in a fixed number of statements, however many of its events are series', async () => {
+    const venue = (await calendar.venues.create({ venue: 'Batch hall' })).id
+    const organizer = (await calendar.organizers.create({ organizer: 'Batch org' })).id
+    const category = (await calendar.categories.create({ name: 'Batch cat' })).id
+    const batch = Array.from({ length: 200 }, (_, i) =>
+      item(9000 + i, { origin_uid: `batch-${i}`, venue, organizer: [organizer], categories: [category], tags: [], recurrence: i % 10 === 0 ? ['RRULE:FREQ=WEEKLY;COUNT=10'] : null }),
+    )
+    statements = 0
+    const summary = await calendar.events.import(batch, { batchSize: 200 })
+    expect(summary).toMatchObject({ created: 200, failed: 0 })
+    // Origin ids, existence checks, BEGIN, slug locks, slugs taken, the events with their links,
+    // the series' rows, the horizon, their occurrences, COMMIT (and a fold of the counts now and
+    // then): not a statement or four per series (20 here), nor one per kind of link.
+    expect(statements).toBeLessThanOrEqual(12)
+    expect(await scalar(`select count(*) from event_occurrences o join events e on e.id = o.series_id where e.origin_uid like 'batch-%'`)).toBe(20 * 10)
+    expect(await scalar(`select count(*) from event_organizers l join events e on e.id = l.event_id where e.origin_uid like 'batch-%'`)).toBe(200)
+    expect(await scalar(`select count(*) from event_terms l join events e on e.id = l.event_id where e.origin_uid like 'batch-%'`)).toBe(200)
+    expect((await calendar.categories.get(category)).count).toBe(200)
+  })
+
+  it('counts links written by one statement with one delta per term (migration 0022)', async () => {
+    const tag = (await calendar.tags.create({ name: 'bulk-delta' })).id
+    const published = await scalar(`select count(*) from events where status = 'publish'`)
+    await execSql(`insert into event_terms (event_id, term_id) select id, ${tag} from events`)
+    expect(await scalar(`select count(*) from cal_term_count_deltas where term_id = ${tag}`)).toBe(1)
+    expect((await calendar.tags.get(tag)).count).toBe(published)
+    await execSql(`delete from event_terms where term_id = ${tag}`)
+    expect(await scalar(`select count(*) from cal_term_count_deltas where term_id = ${tag}`)).toBe(2)
+    expect((await calendar.tags.get(tag)).count).toBe(0)
+    for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
+  })
+
   it('re-imports idempotently: updates (or skips) by origin id, never duplicates, leaves trashed ones', async () => {
     const before = await scalar(`select count(*) from events`)
     const trashed = (await calendar.events.getByOrigin('uid-5'))!
