@@ -16,6 +16,7 @@ import { compileRoute } from './http/routes.js'
 import { keepExtending } from './recurrence/index.js'
 import { startLoopMonitor } from './shared/loop-delay.js'
 import type { Calendar } from './calendar/calendar.js'
+import type { CalendarScripts } from './calendar/script-types.js'
 import { scriptApi, withHostTransaction } from './calendar/script-api.js'
 import { wireCalendar } from './calendar/wiring.js'
 
@@ -104,8 +105,14 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, 
   const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator, reads)
   const scripts = scriptApi({ options, operations, ready: () => extending.ready() })
 
-  const own = scripts((fn) => fn(db))
-  return {
+  // The script services are built on first use (issue 31: a calendar of a set that only serves
+  // HTTP never builds them, ~60 closures); the getters are the prototype's, shared.
+  const calendar: Omit<Calendar, keyof CalendarScripts> & { [OWN_SCRIPTS]: () => CalendarScripts } = {
+    [OWN_SCRIPTS]: () => {
+      const own = scripts((fn) => fn(db))
+      calendar[OWN_SCRIPTS] = () => own
+      return own
+    },
     options,
     routes,
     warmUp: () => extending.ready(),
@@ -119,7 +126,6 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, 
       const response = toErrorResponse(err, options.onError)
       return request ? dispatch.finish(request, response) : response
     },
-    ...own,
     withTransaction: (client, work) => withHostTransaction(options, scripts, client, work),
     health: (timeoutMs = 2000) => checkHealth(db, options.schema, timeoutMs, handle.poolStats, reads ? () => reads.stats() : undefined),
     poolStats: () => handle.poolStats?.(),
@@ -131,4 +137,25 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, 
       return handle.close()
     },
   }
+  return Object.setPrototypeOf(calendar, SCRIPT_GETTERS) as Calendar
 }
+
+const OWN_SCRIPTS = Symbol('own scripts')
+// Every script service, checked by the compiler (`satisfies`: none missing, none extra).
+const SCRIPT_NAMES = Object.keys({ events: 0, venues: 0, organizers: 0, categories: 0, tags: 0, discovery: 0, tokens: 0, feedKeys: 0 } satisfies Record<keyof CalendarScripts, 0>) as (keyof CalendarScripts)[]
+
+/** The prototype of every calendar: a getter per script service, each building the calendar's services once. */
+const SCRIPT_GETTERS: object = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    SCRIPT_NAMES.map((name) => [
+      name,
+      {
+        enumerable: true,
+        get(this: { [OWN_SCRIPTS]: () => CalendarScripts }) {
+          return this[OWN_SCRIPTS]()[name]
+        },
+      },
+    ]),
+  ),
+)

@@ -61,9 +61,9 @@ export interface CalendarsOptions extends Omit<CalendarOptions, 'schema' | 'auth
   registrySchema?: string
   /**
    * Calendars kept open at most (the most recently used); another one is opened again when asked
-   * for (one statement, its migrations checked). An open idle calendar keeps about 60-75 kB of heap
-   * (its handle, dispatcher, script API and caches; the operations and their routes are shared by the calendars of
-   * a variant); a closed one costs a registry row. Default 500 (about 35 MB).
+   * for (one statement, its migrations checked). An open idle calendar keeps about 30 kB of heap
+   * (its handle, dispatcher and caches; the operations, their routes and the query compiler are shared,
+   * the script API is built on first use); a closed one costs a registry row. Default 500 (about 15 MB).
    */
   maxOpen?: number
   /**

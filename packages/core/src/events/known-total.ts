@@ -42,6 +42,20 @@ const perDatabase = new WeakMap<Kysely<DB>, KnownTotals>()
 const MAX_COUNTS = 1000
 const MAX_STATEMENTS = 200
 
+// The calendars of a set keep the same statement texts (their statements name no schema): one copy
+// of each text for all of them (issue 31: ~2 kB per calendar for the default list alone). Bounded:
+// past it, a calendar keeps its own copy.
+const texts = new Map<string, string>()
+const MAX_TEXTS = 1000
+
+/** The process's one copy of `sql`. */
+function sharedText(sql: string): string {
+  const known = texts.get(sql)
+  if (known !== undefined) return known
+  if (texts.size < MAX_TEXTS) texts.set(sql, sql)
+  return sql
+}
+
 /** The known totals of `db` (one set per Kysely instance, so per calendar). */
 export function knownTotalsOf(db: Kysely<DB>): KnownTotals {
   let totals = perDatabase.get(db)
@@ -76,7 +90,7 @@ export function knownTotalStatement(
     if (parameters[0] !== PROBE.snapshot || parameters[1] !== PROBE.total) {
       throw new Error('known total: the known point and total are not the first two parameters of the statement')
     }
-    compiled = { sql, parameters }
+    compiled = { sql: sharedText(sql), parameters }
     remember(totals.statements, statementKey, compiled, MAX_STATEMENTS)
   }
   const known = totals.counts.get(countKey)

@@ -129,8 +129,9 @@ export interface CompiledRoute extends RouteDef {
 export function compileRoute(route: RouteDef): CompiledRoute {
   let compiled = compiledOf.get(route)
   if (!compiled) {
-    const source = route.pattern.replace(/\(\?P</g, '(?<')
-    compiled = { ...route, regex: new RegExp(`^${source}$`, 'i') }
+    let regex = regexOf.get(route.pattern)
+    if (!regex) regexOf.set(route.pattern, (regex = new RegExp(`^${route.pattern.replace(/\(\?P</g, '(?<')}$`, 'i')))
+    compiled = { ...route, regex }
     compiledOf.set(route, compiled)
   }
   return compiled
@@ -139,6 +140,8 @@ export function compileRoute(route: RouteDef): CompiledRoute {
 // Once per route: the routes of a variant's shared operations are shared by the calendars of a set
 // (issue 31). A regular expression without the g or y flag keeps no state between matches.
 const compiledOf = new WeakMap<RouteDef, CompiledRoute>()
+// And once per pattern: a calendar's own routes (discovery, iCalendar) have the patterns of every other's.
+const regexOf = new Map<string, RegExp>()
 
 /** Finds the route and endpoint for a path and method; `undefined` pieces mean 404. */
 export function matchRoute(

@@ -7,6 +7,14 @@ import type { RouteDef } from '../http/routes.js'
 import { buildOpenApiDocument, openApiServers, type OpenApiDocument } from './document.js'
 import { describeNamespace } from './root-descriptor.js'
 
+// Declared once: each calendar has discovery operations of its own (over its route table), and
+// their argument schemas were ~4 kB of each (issue 31).
+const ROOT_ARGS = {
+  // Any other namespace is a 404 (rest_invalid_namespace), not a 400: the document lists the one value.
+  namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE, openapi: { type: 'string', enum: [NAMESPACE] } }),
+  context: arg(z.string(), { type: 'string' }, { default: 'view' }),
+}
+
 /** The root descriptor and documentation operations over the (complete) route table. */
 export function discoveryOperations(routes: () => readonly RouteDef[]) {
   // The document depends on the route table alone, but for its `servers` URL: one copy, and
@@ -16,11 +24,7 @@ export function discoveryOperations(routes: () => readonly RouteDef[]) {
     // Neither reads data: a cache check would cost more than answering them.
     root: defineOperation({
       policy: { cache: 'never', replica: 'primary', reads: [], writes: [] },
-      args: {
-        // Any other namespace is a 404 (rest_invalid_namespace), not a 400: the document lists the one value.
-        namespace: arg(z.string(), { type: 'string' }, { default: NAMESPACE, openapi: { type: 'string', enum: [NAMESPACE] } }),
-        context: arg(z.string(), { type: 'string' }, { default: 'view' }),
-      },
+      args: ROOT_ARGS,
       async run(input, ctx) {
         // On the compatibility path the plugin's own namespace is the one that exists.
         const served = ctx.urls.rest.endsWith(`/${WP_NAMESPACE}`) ? WP_REST_NAMESPACE : NAMESPACE
