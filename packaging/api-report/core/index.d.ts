@@ -338,6 +338,10 @@ interface CalChanges {
     tbl: string;
     xid: string;
 }
+interface CalCredentialsVersion {
+    one: Generated<boolean>;
+    version: number;
+}
 interface CalFeedKeys {
     created_utc: Generated<string>;
     id: Generated<number>;
@@ -513,6 +517,7 @@ interface DB {
     api_tokens: ApiTokens;
     cal_change_horizon: CalChangeHorizon;
     cal_changes: CalChanges;
+    cal_credentials_version: CalCredentialsVersion;
     cal_feed_keys: CalFeedKeys;
     cal_idempotency_keys: CalIdempotencyKeys;
     cal_row_changes: CalRowChanges;
