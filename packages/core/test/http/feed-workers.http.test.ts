@@ -61,8 +61,13 @@ describe('feed builds in a worker thread (issue 28)', () => {
     // A first build of each starts the worker and warms both paths up.
     await build(servers[0]!)
     await build(servers[1]!)
-    const worker = await build(servers[0]!)
-    const loop = await build(servers[1]!)
+    // Three alternating rounds, the least busy of each kept: other files' calendars in this worker
+    // process only ever add busy time to a build (seen: one build at 1.27 of the loop's).
+    const rounds: { worker: Awaited<ReturnType<typeof build>>; loop: Awaited<ReturnType<typeof build>> }[] = []
+    for (let i = 0; i < 3; i++) rounds.push({ worker: await build(servers[0]!), loop: await build(servers[1]!) })
+    const least = (side: 'worker' | 'loop') => rounds.map((r) => r[side]).reduce((a, b) => (b.busy < a.busy ? b : a))
+    const worker = least('worker')
+    const loop = least('loop')
     expect([worker.status, loop.status]).toEqual([200, 200])
     expect(worker.text).toBe(loop.text)
     const events = new ICAL.Component(ICAL.parse(worker.text)).getAllSubcomponents('vevent')
