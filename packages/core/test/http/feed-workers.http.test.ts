@@ -75,10 +75,10 @@ describe('feed builds in a worker thread (issue 28)', () => {
     expect(String(events[0]!.getFirstPropertyValue('description'))).toContain('chamber music')
     // The test's own client (fetch, reading 1 MB) and the database reads share this thread too.
     // Seen 0.1-0.2 while the text was folded character by character (8cf8119 made a build on the
-    // loop about 3x cheaper); since, 0.52 alone (323 ms against 620), at or above 0.5 beside other
-    // test files. A build without the worker is 1.
+    // loop about 3x cheaper); since, 0.44-0.65 (least of three rounds, per adapter), and a build
+    // without the worker 0.96.
     console.log(`feed build main-thread busy: worker ${worker.busy.toFixed(0)} ms, on the loop ${loop.busy.toFixed(0)} ms, ratio ${(worker.busy / loop.busy).toFixed(2)}`)
-    expect(worker.busy / loop.busy).toBeLessThan(0.75)
+    expect(worker.busy / loop.busy).toBeLessThan(0.8)
     // Four builds of a 1,500-event feed, the worker's niced (background work): minutes on a saturated machine.
   }, 180_000)
 })
