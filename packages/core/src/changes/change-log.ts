@@ -87,15 +87,14 @@ const NAMED_AT_MOST = 100
 // so a check reads the changes since the previous check, not the log. A transaction records each
 // kind at most once (the key is (xid, tbl)), so the second limit never cuts a transaction short.
 // The version of the tokens and users (migration 0021) rides along: a token's kept principal is
-// used only while it is the version read with its row (auth/token-cache.ts).
+// used only while it is the version read with its row (auth/token-cache.ts). `checkChanges` runs
+// it for the hot-read cache, on every kept answer it serves.
 export const KINDS_SINCE = `select cal_log_misses($1::pg_snapshot) as missed,
   array(select c.tbl from cal_changes c where c.xid >= pg_snapshot_xmax($1::pg_snapshot) order by c.xid limit ${NAMED_AT_MOST + 1}) as later,
   array(select r.tbl from pg_snapshot_xip($1::pg_snapshot) x
           cross join lateral (select c.tbl from cal_changes c where c.xid >= x and c.xid <= x order by c.xid limit 1000) r) as running,
   cal_credentials_version()::text as credentials,
   pg_current_snapshot()::text as now`
-/** `checkChanges`'s statement: the hot-read cache runs it on every kept answer it serves. */
-const CHECK = KINDS_SINCE
 // With read replicas, also the primary's WAL position after the snapshot: every commit the point
 // shows is at or before it, so a replica replayed that far reads at least the point's data.
 const CHECK_WITH_LSN = `${KINDS_SINCE}, pg_current_wal_lsn()::text as lsn`
@@ -118,7 +117,7 @@ export interface ChangeCheck {
  */
 export async function checkChanges(db: Kysely<DB>, point: ChangePoint, withLsn = false): Promise<ChangeCheck> {
   const { rows } = await db.executeQuery<{ missed: boolean; later: string[]; running: string[]; credentials: string; now: ChangePoint; lsn?: string }>(
-    CompiledQuery.raw(withLsn ? CHECK_WITH_LSN : CHECK, [point]),
+    CompiledQuery.raw(withLsn ? CHECK_WITH_LSN : KINDS_SINCE, [point]),
   )
   const { missed, later, running, credentials, now, lsn } = rows[0]!
   const kinds = new Set([...later, ...running])

@@ -52,6 +52,11 @@ function openPostgres(
     pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
     onCreateConnection: useSchema(schema),
   })
+  return postgresHandle(dialect, pool, onQuery)
+}
+
+/** A calendar's handle on PostgreSQL through `dialect`, its pool figures read from `pool` (the pg pool underneath). */
+function postgresHandle(dialect: PostgresDialect, pool: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>, onQuery: QueryListener): DatabaseHandle {
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return {
     db,
@@ -146,13 +151,7 @@ export function behindPoolerHandle(
   // transaction instead: one round trip too, and its plan kept.
   const settings = localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY, namer !== undefined)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(namer ? preparingPool(settings, namer) : settings, probe) })
-  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
-  return {
-    db,
-    kind: 'postgres',
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
-  }
+  return postgresHandle(dialect, pool, onQuery)
 }
 
 /**
@@ -165,13 +164,7 @@ export function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }
   const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
   const probe = hostPoolProbe(hostPool, 3000)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
-  const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
-  return {
-    db,
-    kind: 'postgres',
-    poolStats: () => ({ total: hostPool.totalCount, idle: hostPool.idleCount, waiting: hostPool.waitingCount }),
-    close: () => db.destroy(),
-  }
+  return postgresHandle(dialect, hostPool, onQuery)
 }
 
 async function openPglite(
