@@ -53,7 +53,9 @@ describe.runIf(BACKEND === 'postgres')('creates into one category do not wait on
     done = true
     await watch
     expect(created).toHaveLength(CREATES)
-    expect(waits.filter((w) => w.wait_ms > 10)).toEqual([])
+    // A relation's extension lock (locktype 'extend') is the disk growing the change log, not one
+    // create waiting on another's row: on CI's slow disk it took 50-160 ms for every writer alike.
+    expect(waits.filter((w) => w.wait_ms > 10 && w.locktype !== 'extend')).toEqual([])
     expect((await calendar.categories.get(popular.id)).count).toBe(CREATES)
   })
 })
