@@ -1,9 +1,15 @@
 import { CompiledQuery, sql, type Kysely, type Migration, type Transaction } from 'kysely'
 import { MIGRATIONS } from './migrations/index.js'
+import { PLAN_EACH_TIME } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, SET_SEARCH_PATH } from './schema.js'
 
 /** Bookkeeping table, one row per applied migration (the layout Kysely's Migrator used). */
 const RECORDS = 'cal_migrations'
+/**
+ * Ends the bookkeeping statements, whose text names the schema: a calendar set shares one capped
+ * set of statement names among all its calendars, and each schema's texts would take one more.
+ */
+const UNNAMED = sql.raw(PLAN_EACH_TIME)
 
 /** What one migration run did. */
 export interface MigrationReport {
@@ -70,7 +76,7 @@ async function migrateWithin<D>(trx: Transaction<D>, schema: string, migrations:
   const adopted = adopt && (await adoptPublicLayout(trx, schema))
   const records = sql.id(schema, RECORDS)
   await sql`create table if not exists ${records} (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx)
-  const done = new Set((await sql<{ name: string }>`select name from ${records}`.execute(trx)).rows.map((r) => r.name))
+  const done = new Set((await sql<{ name: string }>`select name from ${records} ${UNNAMED}`.execute(trx)).rows.map((r) => r.name))
   const unknown = [...done].filter((name) => !(name in migrations))
   if (unknown.length > 0) {
     throw new Error(`the schema "${schema}" has migrations this version does not know (${unknown.join(', ')}); a newer version migrated it`)
@@ -82,7 +88,7 @@ async function migrateWithin<D>(trx: Transaction<D>, schema: string, migrations:
     if (done.has(name)) continue
     step.current = name
     await migrations[name]!.up(trx)
-    await sql`insert into ${records} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx)
+    await sql`insert into ${records} (name, timestamp) values (${name}, ${new Date().toISOString()}) ${UNNAMED}`.execute(trx)
     applied.push(name)
   }
   step.current = undefined
@@ -95,7 +101,7 @@ const NOT_MIGRATED = new Set(['42P01', '3F000'])
 
 /** The migrations of this version the schema has not applied, in order; database errors are thrown. */
 export async function pendingMigrations<D>(db: Kysely<D>, schema: string = DEFAULT_SCHEMA): Promise<string[]> {
-  const applied = await sql<{ name: string }>`select name from ${sql.id(schema, RECORDS)}`
+  const applied = await sql<{ name: string }>`select name from ${sql.id(schema, RECORDS)} ${UNNAMED}`
     .execute(db)
     .then((r) => new Set(r.rows.map((row) => row.name)))
     .catch((err: { code?: string }) => {

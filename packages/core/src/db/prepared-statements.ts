@@ -29,12 +29,20 @@ const MAX_COUNTED = 2000
  * must be literals (`sql-literals.ts`); this one is refused.
  */
 const PATTERN_PARAMETER = /\bi?like\s+\$\d/i
+/**
+ * The statements PostgreSQL plans. Any other (DDL, DO blocks, VACUUM, transaction control) gains
+ * nothing from a name, and migrations run the same DDL texts for every schema a calendar set makes:
+ * named, they took the set's capped names and left every calendar's list unnamed, parsed and
+ * planned on each request (issue 31: 0.54 of a calendar alone).
+ */
+const PLANNED = /^\s*(?:select|with|insert|update|delete|values)\b/i
 /** String literals, blanked before that check: a searched text may itself read `like $1`. */
 const STRING_LITERAL = /E?'(?:[^']|'')*'/g
 
 /**
  * Ends a statement that must be planned for its own values every time, so it is never named
- * (`event-list-query.ts`). Inside a comment, so PostgreSQL ignores it.
+ * (`event-list-query.ts`), or whose text is one schema's (`migrate.ts`). Inside a comment, so
+ * PostgreSQL ignores it.
  */
 export const PLAN_EACH_TIME = '/* plan each time */'
 
@@ -58,7 +66,7 @@ export function sharedNamer(): StatementNamer {
   const counts = new Map<string, number>()
   return (text: string): string | undefined => {
     const known = names.get(text)
-    if (known !== undefined || names.size >= MAX_NAMED || text.endsWith(PLAN_EACH_TIME)) return known
+    if (known !== undefined || names.size >= MAX_NAMED || text.endsWith(PLAN_EACH_TIME) || !PLANNED.test(text)) return known
     const seen = (counts.get(text) ?? 0) + 1
     if (seen === 1 && PATTERN_PARAMETER.test(text.replace(STRING_LITERAL, "''"))) throw new Error(`A LIKE pattern must be a literal (likePattern), not a parameter: ${text}`)
     if (seen < HOT_AFTER) {

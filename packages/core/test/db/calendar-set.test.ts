@@ -272,6 +272,41 @@ describe('the other databases of a set', () => {
     }
   })
 
+  it('keeps its named statements for texts every calendar runs: a list is named however many calendars were migrated before it', async () => {
+    if (BACKEND !== 'postgres') return
+    // The names of a set are shared and capped (100): texts of one calendar (its schema in the text)
+    // or DDL that took them left the list of every calendar parsed and planned on each request.
+    const set = await createCalendars({ database: { url: scratchUrl, poolSize: 1 }, spareSchemas: 0 })
+    const named = new Map<string, string>()
+    const lists: (string | undefined)[] = []
+    const query = pg.Client.prototype.query
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as { name?: string; text?: string } | string
+      if (typeof config === 'object' && config?.name && config.text) named.set(config.name, config.text)
+      const text = typeof config === 'string' ? config : config?.text
+      if (text?.includes('pg_current_snapshot')) lists.push(typeof config === 'string' ? undefined : config.name)
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never
+    })
+    try {
+      // Every create runs every migration on the set's pool (no spares).
+      const made = []
+      for (const key of ['m1', 'm2', 'm3', 'm4', 'm5', 'm6']) made.push(await set.create(key))
+      for (const calendar of made) await calendar.events.create(EVENT)
+      lists.length = 0
+      for (const calendar of [...made, ...made]) await calendar.events.list()
+      expect(lists).toHaveLength(12)
+      // Hot after three runs, then named in every calendar (each plans it under its own search path).
+      expect(lists.slice(3).every((name) => name !== undefined)).toBe(true)
+      const texts = [...named.values()]
+      expect(texts.filter((text) => /cal_c_m\d/.test(text))).toEqual([])
+      expect(texts.filter((text) => !/^\s*(select|with|insert|update|delete)\b/i.test(text))).toEqual([])
+    } finally {
+      spy.mockRestore()
+      for (const key of ['m1', 'm2', 'm3', 'm4', 'm5', 'm6']) await set.delete(key)
+      await set.close()
+    }
+  })
+
   it("runs every calendar on a host's pool, which it leaves open", async () => {
     if (BACKEND !== 'postgres') return
     const pool = new pg.Pool({ connectionString: scratchUrl, max: 2 })

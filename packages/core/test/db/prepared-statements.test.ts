@@ -71,6 +71,16 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
     })
   })
 
+  it('never names a statement PostgreSQL does not plan (DDL, DO blocks, transaction control)', async () => {
+    await withClient(async (query) => {
+      await query('begin')
+      const texts = ['create temporary table if not exists h_named (id int)', 'truncate h_named', 'savepoint s', 'release savepoint s', `do $$ begin perform 1; end $$`]
+      for (let i = 0; i < 4; i++) for (const text of texts) await query(text)
+      await query('rollback')
+      expect((await prepared(query)).filter((r) => texts.includes(r.statement))).toEqual([])
+    })
+  })
+
   /** The list five times on `cal`, with the statement name each list statement went out under. */
   async function listFiveTimes(cal: Calendar, query: Record<string, unknown> = { start_date: '2027-05-01' }) {
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
