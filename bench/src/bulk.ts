@@ -1,5 +1,6 @@
 import { createCalendar, type EventInput } from '@cal-events/core'
 import { migrateSite } from '@cal-events/cli'
+import { cpuMark } from './cpu.js'
 import { dropDatabase, freshDatabase, pgSession } from './db.js'
 import { preparePostgres } from './prepare.js'
 import type { Targets } from './scenarios.js'
@@ -16,6 +17,10 @@ export interface ImportResult {
   batchSize: number
   /** Checks after the import: all must hold. */
   checks: { created: number; failed: number; rowChanges: number; occurrencesOk: boolean; countsOk: boolean }
+  /** CPU milliseconds per imported event: this process (the import's JavaScript) and the database's own backends. */
+  cpu: { node: number; postgres: number }
+  /** Time in the database per kind of statement (its first words), as the driver saw it, most first. */
+  statements: { sql: string; calls: number; ms: number }[]
 }
 
 /**
@@ -24,7 +29,15 @@ export interface ImportResult {
  * weekly series of 10; then the change log, the occurrences and the term counts are checked.
  */
 export async function importRun(url: string, targets: Targets, n: number, batchSize = 1000): Promise<ImportResult> {
-  const calendar = await createCalendar({ database: { url, poolSize: 4 } })
+  const statements = new Map<string, { calls: number; ms: number }>()
+  const onQuery = (text: string, ms: number) => {
+    const key = text.replace(/\s+/g, ' ').slice(0, 70)
+    const entry = statements.get(key) ?? { calls: 0, ms: 0 }
+    entry.calls++
+    entry.ms += ms
+    statements.set(key, entry)
+  }
+  const calendar = await createCalendar({ database: { url, poolSize: 4 }, onQuery })
   const session = await pgSession(url)
   try {
     const tag = Date.now().toString(36)
@@ -50,9 +63,13 @@ export async function importRun(url: string, targets: Targets, n: number, batchS
     }
     // Post ids share one sequence and only grow: the import's events are those above the highest before.
     const maxId = (await session.query<{ id: number }>(`select coalesce(max(id), 0)::int as id from events`))[0]!.id
+    const database = new URL(url).pathname.slice(1)
+    const c0 = cpuMark(process.pid, process.pid, database)
     const t0 = performance.now()
     const summary = await calendar.events.import(items(), { batchSize })
     const seconds = (performance.now() - t0) / 1000
+    const c1 = cpuMark(process.pid, process.pid, database)
+    const tick = (a: number) => Math.round((a * 10 * 1000) / n) / 1000
     console.log(`  ${n} events in ${seconds.toFixed(1)} s; checking`)
     const [changes] = await session.query<{ n: number }>(
       `select count(distinct id)::int as n from cal_row_changes where kind = 'event' and id > $1`,
@@ -74,6 +91,8 @@ export async function importRun(url: string, targets: Targets, n: number, batchS
       perSecond: n / seconds,
       batchSize,
       checks: { created: summary.created, failed: summary.failed, rowChanges: changes!.n, occurrencesOk: occ!.bad === 0, countsOk: counts!.bad === 0 },
+      cpu: { node: tick(c1.server - c0.server), postgres: tick([...c1.postgresOwn!].reduce((sum, [pid, t]) => sum + t - (c0.postgresOwn!.get(pid) ?? 0), 0)) },
+      statements: [...statements].map(([sql, e]) => ({ sql, calls: e.calls, ms: Math.round(e.ms) })).sort((a, b) => b.ms - a.ms).slice(0, 12),
     }
   } finally {
     await session.close()

@@ -60,7 +60,12 @@ export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organiz
   if (bases.length === 0) return []
   const distinct = [...new Set(bases)].sort()
   const keys = distinct.map((base) => slugLockKey(table, base, language))
-  await sql`select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest(${keys}::text[]) k order by k) s`.execute(trx)
+  // JIT off for the rest of the transaction, set in the same statement: the look-up below is
+  // planned for an unknown prefix (about a tenth of the table per base), so its estimate passed
+  // the JIT thresholds and compiling took 0.37 s of a 0.46 s statement at 1,000,000 events, for a
+  // few thousand index probes. A batch writer's other statements gain nothing from JIT either.
+  await sql`select count(pg_advisory_xact_lock(hashtext(k))), set_config('jit', 'off', true)
+    from (select k from unnest(${keys}::text[]) k order by k) s`.execute(trx)
   // `~>=~`/`~<~` compare as the pattern index orders (`events_slug_pattern`): the slugs `base-…`.
   const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${distinct}::text[]) b(base)
       cross join lateral (select slug from ${sql.table(table)} where language = ${language}

@@ -60,9 +60,11 @@ export async function answerLookups(db: Db, needs: WriteLookups, principal: Prin
       where id = any(${ints(needs.linked[table])}) and status <> 'trash' and ${readableSql(principal, table, { trashHidden: true })}`)
   }
   for (const [language, uids] of needs.origins) {
-    // One index probe per origin id: with a long list as `= any(...)`, a generic plan may scan the table.
-    parts.push(sql`select 'origin' as kind, e.id, e.origin_uid as uid, e.language from unnest(${[...uids]}::text[]) u(uid)
-      join events e on e.language = ${language} and e.origin_uid = u.uid`)
+    // One index probe per origin id: with a long list as `= any(...)`, a generic plan may scan the
+    // table, and as a join a merge join reads the origin index from its start (the `limit 1` of
+    // the lateral keeps it a probe; an origin id is held by one event of a language at most).
+    parts.push(sql`select 'origin' as kind, e.id, u.uid, ${language}::text as language from unnest(${[...uids]}::text[]) u(uid)
+      cross join lateral (select id from events where language = ${language} and origin_uid = u.uid limit 1) e`)
   }
   if (parts.length === 0) return answers
   const { rows } = await sql<{ kind: string; id: number; uid: string | null; language: string | null }>`${sql.join(parts, sql` union all `)}`.execute(db)

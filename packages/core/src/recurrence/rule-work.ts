@@ -161,17 +161,17 @@ export async function verifyRecurrence(lines: readonly string[], start: SeriesSt
  * first, as the engine counts it): a COUNT rule is the same rule up to that instant, which the
  * engine can expand window by window (a COUNT rule it walks from the start at every call).
  */
-async function countedEnd(rule: string, count: number, start: SeriesStart, zone: string, work: RuleWork): Promise<number> {
+async function countedEnd(rule: string, count: number, start: SeriesStart, zone: string, work: RuleWork, seen: Zoned[] = []): Promise<number> {
   const open = `RRULE:${[...ruleParts(rule)].filter(([k]) => k !== 'COUNT').map(([k, v]) => `${k}=${v}`).join(';')}`
   const from = startMs(start, zone) - DAY_MS
-  let seen = 0
   let last = from + DAY_MS
   let end: number | undefined
   await walk(engine([open], start, zone), from, LAST_MS, periodOf(rule), work, (batch, windowEnd) => {
     for (const z of batch) {
       if (z.epochMilliseconds - last > REACH_MS) throw gap(last)
       last = z.epochMilliseconds
-      if (++seen === count) {
+      seen.push(z)
+      if (seen.length === count) {
         end = last
         return false
       }
@@ -208,7 +208,15 @@ export async function expandBoundedSliced(lines: readonly string[], start: Serie
     let bounded = rule
     let endMs: number
     if (parts.has('COUNT')) {
-      endMs = await countedEnd(rule, Number(parts.get('COUNT')), start, zone, work)
+      const counted: Zoned[] = []
+      endMs = await countedEnd(rule, Number(parts.get('COUNT')), start, zone, work, counted)
+      // With no EXDATE, the instances counted are the series' own (the COUNT rule is the open
+      // rule up to the last of them, checked for gaps on the way): not walked a second time.
+      if (exdates.length === 0 && !start.allDay) {
+        for (const z of counted) byInstant.set(z.epochMilliseconds, z)
+        if (byInstant.size > MAX_BOUNDED_OCCURRENCES) throw tooMany()
+        return
+      }
       const until = start.allDay ? isoDay(endMs).replace(/-/g, '') : new Date(endMs).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z'
       bounded = `RRULE:${[...parts].filter(([k]) => k !== 'COUNT').map(([k, v]) => `${k}=${v}`).join(';')};UNTIL=${until}`
     } else {

@@ -163,8 +163,35 @@ export function nowUtcWall(now: Date): WallTime {
   return epochMsToUtcWall(now.getTime())
 }
 
+/**
+ * Conversions already made, by zone: a zone's rules do not change while the process runs, so
+ * each answer is exact for good. An import converts every event's start and end, mostly the same
+ * few hundred wall times of a season again and again, each conversion five Intl formats (a fifth
+ * of the import's JavaScript at 1,000,000 events, issue 33). Bounded: a zone's table is dropped
+ * whole when full (the next conversions fill it again).
+ */
+const MEMO_SIZE = 4096
+const memos = new Map<string, Map<string, WallTime>>()
+
+function memoFor(kind: 'to-utc' | 'to-wall', tz: string): Map<string, WallTime> {
+  const key = `${kind}:${tz}`
+  let memo = memos.get(key)
+  if (!memo || memo.size >= MEMO_SIZE) {
+    if (!memo && memos.size >= 256) memos.clear()
+    memos.set(key, (memo = new Map<string, WallTime>()))
+  }
+  return memo
+}
+
 /** The wall clock `wall` read in zone tz, as UTC; a DST-gap time rolls forward by the gap (02:30 → 03:30), an overlap takes the earlier instant. */
 export function wallToUtc(wall: WallTime, tz: string): WallTime {
+  const memo = memoFor('to-utc', tz)
+  let utc = memo.get(wall)
+  if (utc === undefined) memo.set(wall, (utc = convertWallToUtc(wall, tz)))
+  return utc
+}
+
+function convertWallToUtc(wall: WallTime, tz: string): WallTime {
   assertZone(tz)
   const naiveMs = utcWallToEpochMs(wall)
   const fixed = fixedOffsetMinutes(tz)
@@ -186,6 +213,13 @@ export function wallToUtc(wall: WallTime, tz: string): WallTime {
 export function utcToWall(utc: WallTime, tz: string): WallTime {
   // Most sites and events are in UTC; every serialized row converts several dates (hot path).
   if (tz === 'UTC' && isWallTime(utc)) return utc
+  const memo = memoFor('to-wall', tz)
+  let wall = memo.get(utc)
+  if (wall === undefined) memo.set(utc, (wall = convertUtcToWall(utc, tz)))
+  return wall
+}
+
+function convertUtcToWall(utc: WallTime, tz: string): WallTime {
   assertZone(tz)
   const ms = utcWallToEpochMs(utc)
   const fixed = fixedOffsetMinutes(tz)

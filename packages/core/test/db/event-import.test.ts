@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar, CalendarError, CalendarRequest, EventInput } from '@cal-events/core'
+import { inlineParameters } from '../../src/db/inline-parameters.js'
 import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
 // calendar.events.import() (issue 33 item 2): batches in transactions, multi-row writes, every
@@ -10,8 +11,15 @@ const ROOT = '/cal/events/v1'
 describe(`bulk import (${BACKEND})`, () => {
   let calendar: Calendar
   let statements = 0
+  let sent: { sql: string; parameters: readonly unknown[] }[] | undefined
   beforeAll(async () => {
-    calendar = await freshCalendar({ now: () => NOW, onQuery: () => statements++ })
+    calendar = await freshCalendar({
+      now: () => NOW,
+      onQuery: (sql, _ms, parameters) => {
+        statements++
+        sent?.push({ sql, parameters })
+      },
+    })
   })
   afterAll(() => calendar.close())
 
@@ -188,5 +196,33 @@ describe(`bulk import (${BACKEND})`, () => {
     const odd = await calendar.events.import([noOrigin, { ...item(5002), colour: 'red' } as EventInput, item(5003)])
     expect(odd.errors.map((e) => e.index)).toEqual([0, 1])
     expect(odd.created).toBe(1)
+  })
+
+  it('finds a batch\'s events by origin id one index probe each, not by reading the table or the origin index at large', async () => {
+    // Half the batch held by events already (updates), half new; the new ids sort after every
+    // other, so a merge join over the origin index would read the index up to them.
+    const batch = Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? item(i) : item(i, { origin_uid: `zz-probe-${i}` })))
+    sent = []
+    const summary = await calendar.events.import(batch, { batchSize: 300 })
+    const captured = sent
+    sent = undefined
+    expect(summary).toMatchObject({ created: 150, updated: 150, failed: 0 })
+    const lookups = captured.filter((s) => /origin_uid = u\.uid/.test(s.sql))
+    expect(lookups.length).toBeGreaterThan(0)
+    const literal = (v: unknown) => (Array.isArray(v) ? `{${v.map((x) => `"${String(x).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : v)
+    for (const lookup of lookups) {
+      const text = inlineParameters(lookup.sql, lookup.parameters.map(literal))!
+      const [plan] = await querySql<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${text}`)
+      let read = 0
+      const walk = (node: Record<string, unknown>) => {
+        if (node['Relation Name'] === 'events') read += Number(node['Actual Rows']) * Number(node['Actual Loops'])
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child)
+      }
+      const json = plan!['QUERY PLAN']
+      walk((typeof json === 'string' ? JSON.parse(json) : json)[0].Plan)
+      // Run again now, it finds the whole batch's events, and reads nothing else (1,500 events
+      // hold origin ids; a hash or merge join read 1,564 rows).
+      expect(read, text.slice(0, 200)).toBeLessThanOrEqual(batch.length)
+    }
   })
 })
