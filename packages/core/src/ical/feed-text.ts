@@ -1,6 +1,5 @@
 import { ICalCalendar, ICalCalendarMethod } from 'ical-generator'
-import type { EventRow } from '../events/event.serializer.js'
-import { veventText, type IcalContext } from './ical-event.js'
+import { veventText, type IcalContext, type IcalRow } from './ical-event.js'
 import { vtimezone } from '../time/vtimezone.js'
 import { intlZone } from '../time/wall-time.js'
 
@@ -47,10 +46,14 @@ export function timezones(zones: readonly ZoneYears[]): string {
   return zones.filter((z) => intlZone(z.zone)).map((z) => vtimezone(z.zone, z.fromYear, z.toYear)).join('')
 }
 
-/** One piece of a feed's text: its head (the calendar's lines and VTIMEZONEs) or the VEVENTs of one page of rows. */
+/**
+ * One piece of a feed's text: its head (the calendar's lines and VTIMEZONEs) or the VEVENTs of
+ * rows, each an `IcalRow` as JSON text, as the feed's statement answers it (the main thread
+ * neither parses them nor makes them again for a worker: a string crosses as one copy).
+ */
 export type FeedTextTask =
   | { kind: 'head'; calendar: FeedCalendar; zones: readonly ZoneYears[] }
-  | { kind: 'events'; calendar: FeedCalendar; rows: readonly EventRow[]; ctx: IcalContext }
+  | { kind: 'events'; calendar: FeedCalendar; rows: readonly string[]; ctx: IcalContext }
 
 // A worker builds many pages of one calendar: its VCALENDAR object once (ical-generator's VEVENTs
 // read their calendar's settings).
@@ -77,7 +80,7 @@ export function* feedTextSteps(task: FeedTextTask): Generator<string, void, unde
     for (const zone of task.zones) yield timezones([zone])
     return
   }
-  for (const row of task.rows) yield veventText(calendar, row, task.ctx)
+  for (const row of task.rows) yield veventText(calendar, JSON.parse(row) as IcalRow, task.ctx)
 }
 
 /** The text of one piece of a feed, whole (in a worker thread). */

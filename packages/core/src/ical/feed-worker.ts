@@ -1,6 +1,6 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
-import { feedTextTaskOf, type FeedTextMessage } from './feed-messages.js'
+import type { FeedTextMessage } from './feed-messages.js'
 import { feedText } from './feed-text.js'
 
 // The worker thread of feed builds (`feed-workers.ts`): it answers each task, a page of rows or
@@ -36,7 +36,7 @@ if (process.platform === 'linux') {
 parentPort?.on('message', (request: FeedWorkerRequest) => {
   let reply: FeedWorkerReply
   try {
-    reply = { id: request.id, text: feedText(feedTextTaskOf(request.task)) }
+    reply = { id: request.id, text: feedText(request.task) }
   } catch (err) {
     reply = { id: request.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }
   }

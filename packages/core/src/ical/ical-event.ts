@@ -5,6 +5,7 @@ import type { CallContext } from '../api/context.js'
 import { canEditItem, canReadItem } from '../auth/permissions.js'
 import type { EventRow } from '../events/event.serializer.js'
 import type { LinkedRow } from '../linked/linked.serializer.js'
+import type { TermRow } from '../terms/term.serializer.js'
 import { taxonomyNamed } from '../terms/taxonomies.js'
 import { postUrl } from '../posts/post-fields.js'
 import { renderHtml } from '../shared/text.js'
@@ -47,18 +48,37 @@ export function icalContext(ctx: CallContext): IcalContext {
   }
 }
 
+/** The fields of a venue or organizer a VEVENT reads (LOCATION, GEO, ORGANIZER) and who may read it. */
+export type IcalLinked = Pick<LinkedRow, 'title' | 'status' | 'author_id'> & { readonly [field: string]: unknown }
+
+/**
+ * What a VEVENT reads of an event row: a feed's statement selects only these (`ical-feed.ts`),
+ * any event row has them.
+ */
+export interface IcalRow
+  extends Pick<
+    EventRow,
+    | 'id' | 'title' | 'slug' | 'status' | 'author_id' | 'password' | 'description' | 'timezone' | 'all_day'
+    | 'start_local' | 'end_local' | 'start_utc' | 'end_utc' | 'modified_utc' | 'revision' | 'recurrence'
+    | 'exception_of' | 'exception_key'
+  > {
+  venue: IcalLinked | null
+  organizers: readonly IcalLinked[] | null
+  terms: readonly Pick<TermRow, 'taxonomy' | 'name'>[] | null
+}
+
 /** `UID` of an event: the same in every feed and over time, unique to this site (its `global_id` host and path). */
 export function eventUid(ctx: Pick<CallContext, 'urls'>, id: number): string {
   return `event-${id}@${ctx.urls.globalIdBase}`
 }
 
 /** `LOCATION`: the venue's name and address on one line, as the ICS importer reads it back ("name, street, city"). */
-function location(venue: LinkedRow): string {
+function location(venue: IcalLinked): string {
   const parts = [venue.title, venue.address, venue.city, venue.stateprovince || venue.state || venue.province, venue.zip, venue.country]
   return parts.map((p) => (typeof p === 'string' ? p.trim() : '')).filter(Boolean).join(', ')
 }
 
-function geo(venue: LinkedRow): { lat: number; lon: number } | undefined {
+function geo(venue: IcalLinked): { lat: number; lon: number } | undefined {
   const lat = Number(venue.geo_lat)
   const lon = Number(venue.geo_lng)
   return venue.geo_lat !== null && venue.geo_lat !== undefined && Number.isFinite(lat) && Number.isFinite(lon) ? { lat, lon } : undefined
@@ -89,7 +109,7 @@ function instant(utc: string, zone: string | null): Date {
  * What a VEVENT says of an event row. A password-protected event says only when and what, as in
  * lists, unless `unlocked` (the request gave its password) or the caller may edit it.
  */
-export function icalEventData(row: EventRow, ctx: IcalContext, unlocked = false): ICalEventData {
+export function icalEventData(row: IcalRow, ctx: IcalContext, unlocked = false): ICalEventData {
   const zone = intlZone(row.timezone) ? row.timezone : null
   const locked = row.password !== null && row.password !== '' && !unlocked && !canEditItem(ctx.principal, row)
   // All-day events are DATE values with an exclusive end (the day after the last day); timed ones
@@ -133,7 +153,7 @@ export function icalEventData(row: EventRow, ctx: IcalContext, unlocked = false)
 }
 
 /** One VEVENT, folded at 75 octets (never inside a UTF-8 character), CRLF-terminated. */
-export function veventText(calendar: ICalCalendar, row: EventRow, ctx: IcalContext, unlocked = false): string {
+export function veventText(calendar: ICalCalendar, row: IcalRow, ctx: IcalContext, unlocked = false): string {
   const text = new ICalEvent(icalEventData(row, ctx, unlocked), calendar).toString()
   // A series' RRULE/RDATE/EXDATE lines go in as stored: they were validated and normalised as RFC
   // 5545 text on write, and ical-generator's own `repeating` cannot hold RDATEs or TZID values.
@@ -142,13 +162,13 @@ export function veventText(calendar: ICalCalendar, row: EventRow, ctx: IcalConte
 }
 
 /** A series' lines for the feed: as stored, with the instances lists skip in a DST gap excluded. */
-function seriesLines(row: EventRow, now: Date): string[] {
+function seriesLines(row: IcalRow, now: Date): string[] {
   const start = { wall: wallFromDb(row.start_local), zone: row.timezone, allDay: row.all_day }
   return feedRecurrence(row.recurrence!, start, now)
 }
 
 /** The RECURRENCE-ID line of a changed occurrence: its key, a UTC date-time or (all-day series) a date. */
-function recurrenceId(row: EventRow): string {
+function recurrenceId(row: IcalRow): string {
   if (!row.exception_key) return ''
   return row.exception_key.length === 8 ? `RECURRENCE-ID;VALUE=DATE:${row.exception_key}\r\n` : `RECURRENCE-ID:${row.exception_key}\r\n`
 }
