@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config'
+import SlowFirstSequencer from './test-support/sequencer.js'
 
 // Vitest 4 no longer reads workspace files; this is a normal config with `test.projects`,
 // named for the design card. The root `pnpm test` points at it.
@@ -51,6 +52,8 @@ export default defineConfig({
     // it from file to file within its project (isolate: false); tests that measure time measure
     // CPU (test-support/cpu-clock.ts), so a busy neighbour does not fail them.
     maxWorkers: 3,
+    // The files that take minutes start first, so none of them starts last (test-support/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
@@ -105,7 +108,9 @@ export default defineConfig({
           name: 'http-fetch',
           include: [HTTP_CONTRACT, 'packages/http-fetch/test/**/*.test.ts'],
           exclude: fastExclude,
-          env: { CAL_TEST_BACKEND: 'postgres', CAL_HTTP_ADAPTER: 'fetch' },
+          // The sweep and fuzzing test the core's validation, which the Express run covers in full;
+          // here they check the adapter's translation of hostile requests, at a third of the cost.
+          env: { CAL_TEST_BACKEND: 'postgres', CAL_HTTP_ADAPTER: 'fetch', CAL_SWEEP_VARIANTS: 'A', CAL_FUZZ_RUNS: '3000' },
           isolate: false,
         },
       },

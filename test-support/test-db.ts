@@ -57,7 +57,9 @@ function calendarDatabase(url: string, poolSize: number): CalendarOptions['datab
   through.hostname = '127.0.0.1'
   through.port = String(port)
   // The harness's PgBouncer keeps named statements (1.21 or later, max_prepared_statements).
-  return { url: through.href, poolSize, pooler: 'transaction', preparedStatements: true }
+  // A login through the pooler waits for PgBouncer's one thread: under a loaded run (load 15 on two
+  // cores) the default 3 s ran out while a large feed's writes filled its pool.
+  return { url: through.href, poolSize, pooler: 'transaction', preparedStatements: true, connectionTimeoutMs: 10_000 }
 }
 
 /**

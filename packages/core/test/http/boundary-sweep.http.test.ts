@@ -218,7 +218,11 @@ function plan(ops: Operation[]): Planned[] {
   return planned
 }
 
-for (const variant of ['A', 'B'] as const) {
+// Behind the fetch adapter (project http-fetch) variant A only: the adapter translates both alike,
+// and the Express run sweeps both (CI time).
+const VARIANTS = (['A', 'B'] as const).filter((v) => (process.env.CAL_SWEEP_VARIANTS ?? 'A,B').split(',').includes(v))
+
+for (const variant of VARIANTS) {
   // The site zones at the ends of the offsets: dates near year 1 and 9999 cross a year there.
   const siteTimezone = variant === 'A' ? 'Pacific/Kiritimati' : 'Etc/GMT+12'
   describe(`boundary sweep over the OpenAPI document, variant ${variant} (site zone ${siteTimezone})`, () => {
