@@ -257,6 +257,8 @@ describe('the other databases of a set', () => {
     const query = pg.Client.prototype.query
     const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       if (typeof args[0] === 'string' && args[0].startsWith("select set_config('search_path'")) switches.push(String((args[1] as unknown[])[0]))
+      // After a calendar's first switch, its path as PostgreSQL wrote it, in one simple-protocol SET.
+      else if (typeof args[0] === 'string' && args[0].startsWith('set search_path = ')) switches.push(`${/^set search_path = ([^,\s]+)/.exec(args[0])![1]} (set)`)
       return (query as (...a: unknown[]) => unknown).apply(this, args) as never
     })
     try {
@@ -265,7 +267,11 @@ describe('the other databases of a set', () => {
       for (let i = 0; i < 3; i++) await a4.events.list()
       for (let i = 0; i < 2; i++) await b4.events.list()
       await a4.events.list()
-      expect(switches).toEqual(['cal_c_a', 'cal_c_b', 'cal_c_a'])
+      // Each calendar's first switch (when it opened) asked PostgreSQL for its path; these reuse it.
+      expect(switches).toEqual(['cal_c_a (set)', 'cal_c_b (set)', 'cal_c_a (set)'])
+      const ofB = await b4.events.list({ per_page: 50 })
+      expect(switches).toEqual(['cal_c_a (set)', 'cal_c_b (set)', 'cal_c_a (set)', 'cal_c_b (set)'])
+      expect(ofB.events.every((e) => e.title !== 'Chess night')).toBe(true)
     } finally {
       spy.mockRestore()
       await set.close()
