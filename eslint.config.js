@@ -16,8 +16,9 @@ export default defineConfig(
   tseslint.configs.recommended,
   {
     rules: {
-      // Tests and tools may need `any` now and then (a deliberately wrong input); flag it there.
-      '@typescript-eslint/no-explicit-any': 'warn',
+      // Everywhere, tests and tools included: a test states the shape it reads (a core type, a small
+      // interface, `unknown` narrowed); a deliberately wrong input is typed as what it is.
+      '@typescript-eslint/no-explicit-any': 'error',
       // Unused on purpose: `_`-prefixed names (interface-shaped stubs, ignored tuple items).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
@@ -27,7 +28,6 @@ export default defineConfig(
     extends: [tseslint.configs.recommendedTypeCheckedOnly],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      '@typescript-eslint/no-explicit-any': 'error',
       // Operation handlers (`run`, `prepare`) and command actions are async by their interface:
       // a throw in one must become a rejection, which dropping `async` would turn into a
       // synchronous throw, so a body without `await` is no mistake there.
@@ -40,6 +40,12 @@ export default defineConfig(
       // A promise may pass on what it caught (`reject(err)`, typed unknown) without wrapping it.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
+  },
+  {
+    // Issue 30, left: the untyped default body of `TestResponse`, which about 400 reads in the HTTP
+    // tests still rely on. Flagged until they state their shapes; nothing else may add an `any`.
+    files: ['test-support/http.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'warn' },
   },
   {
     // Plain JavaScript here is configuration run by Node (this file); TypeScript files need no globals.

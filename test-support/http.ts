@@ -11,18 +11,29 @@ import { createFetchHandler } from '@cal-events/http-fetch'
 /** The adapter the HTTP contract tests run against: `CAL_HTTP_ADAPTER=fetch` (the `http-fetch` project), else Express. */
 export const ADAPTER: 'express' | 'fetch' = process.env.CAL_HTTP_ADAPTER === 'fetch' ? 'fetch' : 'express'
 
-/** A response as tests read it. */
-export interface TestResponse {
+/**
+ * A response as tests read it: `body` is the parsed JSON (the text when it is not JSON), of the
+ * shape the test says it expects (`request<EventResource>(…)`). The default is still `any`
+ * (issue 30): most HTTP tests read bodies untyped; it becomes `unknown` once they state shapes.
+ */
+export interface TestResponse<B = any> {
   status: number
   headers: Headers
-  body: any
+  body: B
+}
+
+/** The body of every refusal (CONTRACT 2.1): the wire code, a message, and `data` with the status and per-code members. */
+export interface ErrorBody {
+  code: string
+  message: string
+  data: { [member: string]: unknown; status: number; params?: Record<string, string>; retry_after?: number }
 }
 
 /** A real HTTP server around the calendar's router, on a free loopback port. */
 export interface TestServer {
   /** `http://127.0.0.1:PORT/cal/events/v1` */
   base: string
-  request(method: string, path: string, init?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse>
+  request<B = TestResponse['body']>(method: string, path: string, init?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<B>>
   close(): Promise<void>
 }
 
@@ -75,7 +86,7 @@ export async function startServer(calendar: Calendar, mount = '', { adapter = AD
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}/cal/events/v1`
   return {
     base,
-    async request(method, path, init = {}) {
+    async request<B>(method: string, path: string, init: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {}): Promise<TestResponse<B>> {
       const headers: Record<string, string> = { ...init.headers }
       if (init.token) headers.authorization = `Bearer ${init.token}`
       let body: string | undefined = init.raw
@@ -91,7 +102,7 @@ export async function startServer(calendar: Calendar, mount = '', { adapter = AD
       } catch {
         // Left as text: a test asserting JSON will fail on it.
       }
-      return { status: res.status, headers: res.headers, body: parsed }
+      return { status: res.status, headers: res.headers, body: parsed as B }
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }

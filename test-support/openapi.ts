@@ -4,15 +4,70 @@ import fc from 'fast-check'
 
 const DOC_ID = 'https://cal.invalid/openapi'
 
-/** A JSON Schema or OpenAPI object, loosely typed. */
-export type Json = Record<string, any>
+/** A JSON Schema as the document writes one: the keywords these helpers and tests read. */
+export interface Schema {
+  $ref?: string
+  type?: string | string[]
+  enum?: unknown[]
+  const?: unknown
+  anyOf?: Schema[]
+  description?: string
+  format?: string
+  pattern?: string
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  maxLength?: number
+  minItems?: number
+  maxItems?: number
+  items?: Schema
+  properties?: Record<string, Schema>
+  required?: string[]
+  dependentRequired?: Record<string, string[]>
+}
+
+/** A parameter of an operation. */
+export interface Parameter {
+  name: string
+  in: string
+  description?: string
+  required?: boolean
+  schema: Schema
+}
+
+/** What an operation declares for one status: body schemas by media type, and headers. */
+export interface ResponseDoc {
+  content?: Record<string, { schema?: Schema }>
+  headers?: Record<string, { required?: boolean; schema?: Schema }>
+}
+
+/** One operation of the document. */
+export interface Operation {
+  parameters?: Parameter[]
+  requestBody?: { content: Record<string, { schema: Schema }> }
+  responses: Record<string, ResponseDoc>
+}
+
+/** The OpenAPI document (`GET /doc`) as these helpers and tests read it. */
+export interface Document {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, Schema> }
+}
+
+/** What a local `$ref` (`#/components/schemas/Event`) of the document points at. */
+export function resolveRef(document: Document, ref: string): Schema {
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as Schema
+}
 
 /**
  * Validates responses against what an OpenAPI 3.1 document declares for a path, method and
  * status: the status must be declared, the body must match its schema, declared headers must be
  * there and match theirs. What the service says about itself is checked against what it sends.
  */
-export function responseValidator(document: Json) {
+export function responseValidator(document: Document) {
   const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true })
   ;(addFormats as unknown as typeof addFormats.default)(ajv)
   ajv.addSchema({ $id: DOC_ID, components: document.components })
@@ -33,7 +88,7 @@ export function responseValidator(document: Json) {
     const mediaType = (name: string) => name.split(';')[0]!.trim().toLowerCase()
     const sent = mediaType(headers?.get('content-type') ?? 'application/json')
     const declared = Object.keys(response?.content ?? {}).find((name) => mediaType(name) === sent)
-    const schema = declared === undefined ? undefined : response.content[declared].schema
+    const schema = declared === undefined ? undefined : response?.content?.[declared]?.schema
     if (!schema) return [`the document declares no ${sent} body for ${method} ${path} ${status}`]
     const key = `${path} ${method} ${status}`
     const problems: string[] = []
@@ -41,7 +96,7 @@ export function responseValidator(document: Json) {
     if (!validate(body)) {
       problems.push(...(validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message} ${JSON.stringify(e.params)} in ${JSON.stringify(body).slice(0, 300)}`))
     }
-    for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+    for (const [name, header] of Object.entries(response?.headers ?? {})) {
       if (!headers) break
       const value = headers.get(name)
       if (value === null) {
@@ -59,9 +114,9 @@ export function responseValidator(document: Json) {
 }
 
 /** Resolves a local `$ref` of the document. */
-function deref(document: Json, schema: Json): Json {
+function deref(document: Document, schema: Schema): Schema {
   let current = schema
-  while (current.$ref) current = current.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], document)
+  while (current.$ref) current = resolveRef(document, current.$ref)
   return current
 }
 
@@ -69,12 +124,12 @@ function deref(document: Json, schema: Json): Json {
  * Values a JSON Schema allows, for the subset the document uses (types, enums, anyOf, numeric and
  * length limits, `uri`, one path pattern). Integers lean to small ones so that ids name records.
  */
-export function arbitraryFor(document: Json, input: Json, hints: { time?: fc.Arbitrary<string> } = {}): fc.Arbitrary<unknown> {
+export function arbitraryFor(document: Document, input: Schema, hints: { time?: fc.Arbitrary<string> } = {}): fc.Arbitrary<unknown> {
   const schema = deref(document, input)
-  if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]))
+  if (schema.enum) return fc.constantFrom(...schema.enum)
   if (schema.const !== undefined) return fc.constant(schema.const)
-  if (schema.anyOf) return fc.oneof(...(schema.anyOf as Json[]).map((s) => arbitraryFor(document, s, hints)))
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type: string) => arbitraryFor(document, { ...schema, type }, hints)))
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s) => arbitraryFor(document, s, hints)))
+  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => arbitraryFor(document, { ...schema, type }, hints)))
   switch (schema.type) {
     case 'null':
       return fc.constant(null)
@@ -102,7 +157,8 @@ export function arbitraryFor(document: Json, input: Json, hints: { time?: fc.Arb
       if (maxLength < minLength) return fc.constant('x'.repeat(minLength))
       // The document says in prose that text cannot hold U+0000.
       const text = fc.string({ minLength, maxLength, unit: 'grapheme' }).filter((t) => !t.includes('\u0000'))
-      return schema.pattern ? text.filter((s) => new RegExp(schema.pattern).test(s)) : text
+      const pattern = schema.pattern
+      return pattern ? text.filter((s) => new RegExp(pattern).test(s)) : text
     }
     case 'array': {
       const items = schema.items ? arbitraryFor(document, schema.items, hints) : fc.constant('x')
@@ -110,9 +166,9 @@ export function arbitraryFor(document: Json, input: Json, hints: { time?: fc.Arb
     }
     case 'object': {
       if (!schema.properties) return fc.constant({})
-      const required = new Set<string>(schema.required ?? [])
-      const entries = Object.entries(schema.properties as Record<string, Json>)
-      const dependent = Object.entries((schema.dependentRequired ?? {}) as Record<string, string[]>)
+      const required = new Set(schema.required ?? [])
+      const entries = Object.entries(schema.properties)
+      const dependent = Object.entries(schema.dependentRequired ?? {})
       return fc
         .record(Object.fromEntries(entries.map(([k, s]) => [k, arbitraryFor(document, s, hints)])), {
           requiredKeys: entries.map(([k]) => k).filter((k) => required.has(k)),

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { startCluster, type Cluster } from './cluster.js'
 
+/** An event as these tests read it. */
+type Ev = { id: number; title: string }
+
 // Issue 32 item 3, over the whole cluster of `pnpm cluster`: HAProxy in front of 3 example servers
 // (CAL_DB_POOLER=transaction through PgBouncer, anonymous reads on a streaming replica that replays
 // 1 s late), a private primary. Clients keep the largest `Cal-Read-After` they were answered and
@@ -31,7 +34,7 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
     await cluster?.stop()
   })
 
-  async function call(client: Client, method: string, path: string, body?: unknown, base = cluster.url): Promise<{ status: number; body: any }> {
+  async function call<B = unknown>(client: Client, method: string, path: string, body?: unknown, base = cluster.url): Promise<{ status: number; body: B }> {
     const headers: Record<string, string> = {}
     if (body !== undefined) {
       headers['content-type'] = 'application/json'
@@ -43,7 +46,7 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
     const answered = res.headers.get('cal-read-after')
     if (answered && (!client.position || lsn(answered) > lsn(client.position))) client.position = answered
     const text = await res.text()
-    return { status: res.status, body: text ? JSON.parse(text) : undefined }
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as B }
   }
   const newClient = (): Client => ({ position: undefined, statuses: [] })
   const event = (title: string) => ({ title, start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00' })
@@ -55,9 +58,9 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
     await Promise.all(
       clients.map(async (client, c) => {
         for (let i = 0; i < 50; i++) {
-          const created = await call(client, 'POST', '/events', event(`Pair ${c}-${i}`))
+          const created = await call<Ev>(client, 'POST', '/events', event(`Pair ${c}-${i}`))
           expect(created.status).toBe(201)
-          const read = await call(client, 'GET', `/events/${created.body.id}`)
+          const read = await call<Ev>(client, 'GET', `/events/${created.body.id}`)
           if (read.status !== 200 || read.body.title !== `Pair ${c}-${i}`) stale++
         }
       }),
@@ -70,10 +73,10 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
     const writer = newClient()
     // Every instance keeps the list (asked twice, so kept).
     const list = async (client: Client, base: string): Promise<string[]> =>
-      (await call(client, 'GET', '/events?per_page=50', undefined, base)).body.events.map((e: { title: string }) => e.title)
+      (await call<{ events: Ev[] }>(client, 'GET', '/events?per_page=50', undefined, base)).body.events.map((e) => e.title)
     for (const i of cluster.instances) for (let n = 0; n < 2; n++) await list(newClient(), i.url)
     // Earlier than every other event: first in the list.
-    const created = await call(writer, 'POST', '/events', { ...event('Coherent one'), start_date: '2026-12-05 10:00:00', end_date: '2026-12-05 11:00:00' })
+    const created = await call<Ev>(writer, 'POST', '/events', { ...event('Coherent one'), start_date: '2026-12-05 10:00:00', end_date: '2026-12-05 11:00:00' })
     expect(created.status).toBe(201)
     // A reader that was handed the writer's position, on each instance: the write shows everywhere.
     for (const i of cluster.instances) {
@@ -91,7 +94,7 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
 
   it('keeps answering while the replica is stopped and started under load: no 5xx, back in use within 10 s', async () => {
     const seed = newClient()
-    const { body } = await call(seed, 'POST', '/events', event('Under load'))
+    const { body } = await call<Ev>(seed, 'POST', '/events', event('Under load'))
     let running = true
     const statuses: number[] = []
     const load = Array.from({ length: 4 }, async (_, w) => {
@@ -134,7 +137,7 @@ describe('the cluster: HAProxy, 3 instances, PgBouncer, a primary and a lagging 
     const writers = Array.from({ length: 3 }, async (_, w) => {
       const client = newClient()
       for (let n = 0; running; n++) {
-        const res = await call(client, 'POST', '/events', event(`Kill ${w}-${n}`)).catch(() => undefined)
+        const res = await call<Ev>(client, 'POST', '/events', event(`Kill ${w}-${n}`)).catch(() => undefined)
         if (res?.status === 201) acknowledged.push(res.body.id)
       }
     })

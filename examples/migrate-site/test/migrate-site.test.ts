@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventResource } from '@cal-events/core'
 import { freshCalendar } from '../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../test-support/http.js'
 import { migrateSite, SourceError } from '@cal-events/cli'
@@ -37,13 +37,36 @@ function comparable(value: unknown): unknown {
   return out
 }
 
-async function getAll(server: TestServer, path: string, token: string): Promise<any[]> {
+/** The recorded reference event the fixture site serves, as far as the copy is compared with it. */
+interface SampleEvent {
+  title: string
+  global_id: string
+  description: string
+  start_date: string
+  end_date: string
+  timezone: string
+  utc_start_date: string
+  cost: string
+  website: string
+  featured: boolean
+  venue: { venue: string; city: string; zip: string }
+  organizer: [{ organizer: string; email: string }]
+  categories: [{ slug: string; name: string }]
+  tags: [{ slug: string }]
+}
+
+/** A venue, organizer or term of a list, as the comparison reads it. */
+type Item = { [field: string]: unknown; id: number; slug?: string; venue?: string; organizer?: string; parent?: number }
+
+async function getAll(server: TestServer, path: string, token: string): Promise<Item[]> {
   const key = path.split('?')[0]!.slice(1)
   // One retry: a keep-alive connection the server closed while idle resets the first reuse.
-  const res = await server.request('GET', path, { token }).catch(() => server.request('GET', path, { token }))
+  const res = await server
+    .request<Record<string, Item[]> & { total_pages: number }>('GET', path, { token })
+    .catch(() => server.request<Record<string, Item[]> & { total_pages: number }>('GET', path, { token }))
   expect(res.status, path).toBe(200)
   expect(res.body.total_pages, `${path} fits one page`).toBeLessThanOrEqual(1)
-  return res.body[key]
+  return res.body[key]!
 }
 
 async function seedSource(source: Calendar): Promise<void> {
@@ -108,21 +131,21 @@ describe.each([
 
     for (const path of ['/categories?per_page=50&hide_empty=0', '/tags?per_page=50&hide_empty=0', `/venues?${WIDE}`, `/organizers?${WIDE}`]) {
       const [from, to] = [await getAll(sourceServer, path, sourceToken), await getAll(targetServer, path, targetToken)]
-      const bySlug = (list: any[]) => Object.fromEntries(list.map((x) => [x.slug || x.organizer || x.venue, comparable(x)]))
+      const bySlug = (list: Item[]) => Object.fromEntries(list.map((x) => [x.slug || x.organizer || x.venue, comparable(x)]))
       expect(bySlug(to), path).toEqual(bySlug(from))
     }
     // The hierarchy: Jazz under Music.
     const cats = await getAll(targetServer, '/categories?per_page=50&hide_empty=0', targetToken)
     const music = cats.find((c) => c.slug === 'music')
-    expect(cats.find((c) => c.slug === 'jazz').parent).toBe(music.id)
+    expect(cats.find((c) => c.slug === 'jazz')!.parent).toBe(music!.id)
 
-    const [from, to] = [await getAll(sourceServer, `/events?${WIDE}`, sourceToken).catch(() => []), [] as any[]]
+    const [from, to] = [await getAll(sourceServer, `/events?${WIDE}`, sourceToken).catch(() => []), [] as EventResource[]]
     void from
     // Events: more than a page, so compare through the script API's full list of both sides.
     const all = async (c: Calendar) => {
-      const out: any[] = []
+      const out: EventResource[] = []
       for (let page = 1; ; page++) {
-        const list: any = await c.events.list({ per_page: 50, page, start_date: '1900-01-01 00:00:00', end_date: '2999-12-31 23:59:59', status: 'publish,future,draft,pending,private' })
+        const list = await c.events.list({ per_page: 50, page, start_date: '1900-01-01 00:00:00', end_date: '2999-12-31 23:59:59', status: 'publish,future,draft,pending,private' })
         out.push(...list.events)
         if (page >= list.total_pages) return out
       }
@@ -153,7 +176,7 @@ describe.each([
     expect(summary.counts.events).toMatchObject({ created: 0, updated: 1, unchanged: 55 })
     expect(summary.counts.venues).toMatchObject({ created: 0, updated: 1 })
     // The origin is the global id the source shows over HTTP (its host, not the script API's).
-    const origin = (await sourceServer.request('GET', `/events/${jazz.id}`)).body.global_id
+    const origin = (await sourceServer.request<EventResource>('GET', `/events/${jazz.id}`)).body.global_id
     const copy = await target.events.getByOrigin(origin)
     expect(copy).toMatchObject({ title: 'Jazz night (moved)', start_date: '2027-01-16 18:00:00', venue: { city: 'Shelbyville' } })
   })
@@ -223,8 +246,9 @@ describe.skipIf(!HAVE_SAMPLES)('migrating from recorded reference answers (the c
     expect(summary.source).toBe(`${fixture.url}/wp-json/tribe/events/v1`)
     expect(summary.failures).toEqual([])
     expect(summary.counts.events).toMatchObject({ seen: 2, created: 2 })
-    const sample = JSON.parse(readFileSync(`${SAMPLES}/events-list.json`, 'utf8')).body.events.find((e: any) => e.title === 'Sample Event')
-    const copy: any = await target.events.getByOrigin(sample.global_id)
+    const recorded = JSON.parse(readFileSync(`${SAMPLES}/events-list.json`, 'utf8')) as { body: { events: SampleEvent[] } }
+    const sample = recorded.body.events.find((e) => e.title === 'Sample Event')!
+    const copy = await target.events.getByOrigin(sample.global_id)
     expect(copy).toMatchObject({
       title: 'Sample Event',
       description: sample.description,

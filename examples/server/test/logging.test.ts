@@ -9,8 +9,19 @@ import { startServer, type CalendarServer } from '@cal-events/cli'
 
 const TOKEN = 'logging-test-admin-token-0123456789'
 
+/** A JSON log line, as these tests read it. */
+interface LogLine {
+  [field: string]: unknown
+  level?: string | number
+  msg?: string
+  req?: { id: string; method: string; url: string }
+  res?: { statusCode: number }
+}
+/** The line of a request. */
+type RequestLine = LogLine & Required<Pick<LogLine, 'req' | 'res'>>
+
 describe('request logging of the example server', () => {
-  const lines: Record<string, any>[] = []
+  const lines: LogLine[] = []
   const sink = new Writable({
     write(chunk, _enc, done) {
       for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
@@ -44,7 +55,7 @@ describe('request logging of the example server', () => {
     expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     await new Promise((r) => setTimeout(r, 50))
 
-    const requests = lines.filter((l) => l.req)
+    const requests = lines.filter((l): l is RequestLine => Boolean(l.req))
     expect(requests.length).toBeGreaterThanOrEqual(4)
     for (const line of requests) {
       expect(line).toMatchObject({ req: { id: expect.any(String), method: expect.any(String) }, res: { statusCode: expect.any(Number) } })
@@ -60,7 +71,7 @@ describe('request logging of the example server', () => {
   })
 
   it('at warn level logs 4xx, 5xx and aborted requests but not successes', async () => {
-    const seen: Record<string, any>[] = []
+    const seen: RequestLine[] = []
     const out = new Writable({
       write(chunk, _enc, done) {
         for (const line of String(chunk).split('\n').filter(Boolean)) seen.push(JSON.parse(line))

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabase } from '../../../test-support/scratch-db.js'
+import type { EventList, EventResource } from '@cal-events/core'
 
 const ADMIN_TOKEN = 'two-processes-admin-token-0123456789'
 const database = scratchDatabase('two_processes')
@@ -94,9 +95,9 @@ describe('two server processes on one PostgreSQL database', () => {
     expect((listed.body.events as { description: string }[]).map((e) => e.description)).toEqual(['edited on A', 'edited on A', 'edited on A'].map((d) => expect.stringContaining(d)))
   })
   it('never serves a kept anonymous answer older than the other process’s acknowledged write', { timeout: 60_000 }, async () => {
-    const anonymous = async (child: Child, path: string) => {
+    const anonymous = async <B,>(child: Child, path: string) => {
       const res = await fetch(`${child.url}${path}`)
-      return { etag: res.headers.get('etag'), body: (await res.json()) as Record<string, any> }
+      return { etag: res.headers.get('etag'), body: (await res.json()) as B }
     }
     const created = await call(a!.url, 'POST', '/events', { title: 'Hot 0', start_date: '2031-09-01 10:00:00', end_date: '2031-09-01 11:00:00' })
     const path = `/events/${created.body.id}`
@@ -104,13 +105,13 @@ describe('two server processes on one PostgreSQL database', () => {
     for (let i = 1; i <= 5; i++) {
       // Read three times on B: from the second read on, B keeps the answer (response-cache.ts).
       for (let r = 0; r < 3; r++) {
-        expect((await anonymous(b!, path)).body.title).toBe(`Hot ${i - 1}`)
-        expect((await anonymous(b!, list)).body.events[0].title).toBe(`Hot ${i - 1}`)
+        expect((await anonymous<EventResource>(b!, path)).body.title).toBe(`Hot ${i - 1}`)
+        expect((await anonymous<EventList>(b!, list)).body.events[0]!.title).toBe(`Hot ${i - 1}`)
       }
       const updated = await call(a!.url, 'POST', path, { title: `Hot ${i}` })
       expect(updated.status).toBe(200)
-      expect((await anonymous(b!, path)).body.title).toBe(`Hot ${i}`)
-      expect((await anonymous(b!, list)).body.events[0].title).toBe(`Hot ${i}`)
+      expect((await anonymous<EventResource>(b!, path)).body.title).toBe(`Hot ${i}`)
+      expect((await anonymous<EventList>(b!, list)).body.events[0]!.title).toBe(`Hot ${i}`)
     }
   })
 })

@@ -1,4 +1,5 @@
 import openapiTS, { astToString } from 'openapi-typescript'
+import type { OpenApiDocument } from '@cal-events/core'
 
 /** Header of the generated file; the test compares everything after it. */
 export const GENERATED_HEADER =
@@ -6,6 +7,6 @@ export const GENERATED_HEADER =
   '// Not committed: the typed-client test writes it from the live document before compiling the client.\n\n'
 
 /** TypeScript types of an OpenAPI document, as openapi-typescript writes them. */
-export async function typesOf(document: Record<string, unknown>): Promise<string> {
+export async function typesOf(document: OpenApiDocument): Promise<string> {
   return GENERATED_HEADER + astToString(await openapiTS(document as never))
 }

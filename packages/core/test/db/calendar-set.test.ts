@@ -54,6 +54,9 @@ afterAll(async () => {
   await dropScratch()
 })
 
+/** What these tests read of a body: a refusal's code, or a list page. */
+type Body = { code?: string; next_sync_token?: string; events: { title: string }[] }
+
 function request(calendar: Calendar, method: string, path: string, init: { query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const req: CalendarRequest = {
     method,
@@ -63,7 +66,7 @@ function request(calendar: Calendar, method: string, path: string, init: { query
     body: init.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(init.body)),
     origin: 'http://cal.test',
   }
-  return calendar.handle(req) as Promise<{ status: number; headers: Record<string, string>; body: any }>
+  return calendar.handle(req) as Promise<{ status: number; headers: Record<string, string>; body: Body }>
 }
 
 const EVENT = { title: 'Chess night', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00', status: 'publish' as const }

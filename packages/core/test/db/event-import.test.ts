@@ -3,6 +3,9 @@ import type { Calendar, CalendarError, CalendarRequest, EventInput } from '@cal-
 import { inlineParameters } from '../../src/db/inline-parameters.js'
 import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
+/** A page of a sync walk as these tests read it (a deleted item is `{ id, deleted }`). */
+type SyncPage = { events: { id: number }[]; next_rest_url?: string; next_sync_token?: string }
+
 // calendar.events.import() (issue 33 item 2): batches in transactions, multi-row writes, every
 // rule of a single create; checked against the database's own truth after the fact.
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -54,7 +57,7 @@ describe(`bulk import (${BACKEND})`, () => {
     const request: CalendarRequest = { method: 'GET', path: `${ROOT}/events`, query, headers: {}, origin: 'http://cal.test' }
     const res = await calendar.handle(request)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    return res.body as any
+    return res.body as SyncPage
   }
 
   it('writes every good item in batches, reports the bad ones by index, and the rest of the batch lands', async () => {
@@ -88,7 +91,7 @@ describe(`bulk import (${BACKEND})`, () => {
     for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
     // The change log: a sync delta from before the import lists every imported event.
     const seen = new Set<number>()
-    let page = await get(`sync_token=${encodeURIComponent(first.next_sync_token)}&per_page=500`)
+    let page = await get(`sync_token=${encodeURIComponent(first.next_sync_token!)}&per_page=500`)
     for (;;) {
       for (const e of page.events) seen.add(e.id)
       if (!page.next_rest_url) break

@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar, type Principal } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventInput, type EventList, type EventListQuery, type EventResource, type Principal } from '@cal-events/core'
 import { BACKEND, freshCalendar, querySql, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 
 // Issue 19 step 2, beyond the basics (event-occurrences.test.ts): the other frames and variants,
 // protected and hidden series, all-day series, concurrent far lists and the horizon job.
 const NOW = new Date('2026-11-21T03:39:06Z')
 const EDITOR: Principal = { id: 900, role: 'editor' }
-type Item = Record<string, any>
-type Listed = { events: Item[]; total: number }
+type Item = EventResource
 
 describe(`occurrences: frames, variants, protection, horizon (${BACKEND})`, () => {
   let calendar: Calendar
-  const list = async (c: Calendar, query: Record<string, unknown>, as: Principal | null = null) =>
-    (await c.events.list(query as any, { as })) as unknown as Listed
-  const series = (c: Calendar, title: string, start: string, end: string, recurrence: string[], extra: Record<string, unknown> = {}) =>
-    c.events.create({ title, start_date: start, end_date: end, recurrence, ...extra } as any) as Promise<Item>
+  const list = (c: Calendar, query: EventListQuery, as: Principal | null = null): Promise<EventList> => c.events.list(query, { as })
+  const series = (c: Calendar, title: string, start: string, end: string, recurrence: string[], extra: EventInput = {}) =>
+    c.events.create({ title, start_date: start, end_date: end, recurrence, ...extra })
 
   beforeAll(async () => {
     calendar = await freshCalendar({ now: () => NOW })
@@ -112,9 +110,9 @@ describe(`occurrences with utc date filters (${BACKEND})`, () => {
   afterAll(() => calendar.close())
 
   it('bounds and orders occurrences by their UTC times', async () => {
-    await calendar.events.create({ title: 'Tokyo call', start_date: '2027-04-03 07:00:00', end_date: '2027-04-03 07:30:00', timezone: 'Asia/Tokyo', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'] } as any)
+    await calendar.events.create({ title: 'Tokyo call', start_date: '2027-04-03 07:00:00', end_date: '2027-04-03 07:30:00', timezone: 'Asia/Tokyo', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'] })
     await calendar.events.create({ title: 'UTC call', start_date: '2027-04-04 22:15:00', end_date: '2027-04-04 22:45:00', timezone: 'UTC' })
-    const items = ((await calendar.events.list({ start_date: '2027-04-04', end_date: '2027-04-04' })) as unknown as Listed).events
+    const items = (await calendar.events.list({ start_date: '2027-04-04', end_date: '2027-04-04' })).events
     // 07:00 in Tokyo is 22:00 UTC the day before: the UTC day of the 4th holds the Tokyo occurrence
     // of the 5th (local), not the one of the 4th, and orders it by its UTC start.
     expect(items.map((i) => [i.title, i.start_date, i.utc_start_date])).toEqual([
@@ -133,11 +131,11 @@ describe(`occurrences in variant B (${BACKEND})`, () => {
 
   it('lists a series in its own language only', async () => {
     const rule = { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'], start_date: '2027-05-03 10:00:00', end_date: '2027-05-03 11:00:00' }
-    await calendar.events.create({ title: 'Cours', ...rule } as any, { language: 'fr' })
-    await calendar.events.create({ title: 'Class', ...rule } as any, { language: 'en' })
+    await calendar.events.create({ title: 'Cours', ...rule }, { language: 'fr' })
+    await calendar.events.create({ title: 'Class', ...rule }, { language: 'en' })
     const w = { start_date: '2027-05-01', end_date: '2027-05-31' }
-    const fr = (await calendar.events.list({ ...w, ml_language: 'fr' } as any)) as unknown as Listed
-    const en = (await calendar.events.list({ ...w, ml_language: 'en' } as any)) as unknown as Listed
+    const fr = await calendar.events.list({ ...w, ml_language: 'fr' })
+    const en = await calendar.events.list({ ...w, ml_language: 'en' })
     expect(fr.events.map((i) => i.title)).toEqual(['Cours', 'Cours'])
     expect(en.events.map((i) => i.title)).toEqual(['Class', 'Class'])
   })
@@ -152,9 +150,9 @@ describe(`sync walks over series (${BACKEND})`, () => {
 
   it('reports a series once, as the series, beside single events', async () => {
     // The series first: on a page with it, its ten occurrences must not crowd out the single events.
-    const s = (await calendar.events.create({
+    const s = await calendar.events.create({
       title: 'Synced series', start_date: '2027-01-01 09:00:00', end_date: '2027-01-01 09:30:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=10'],
-    } as any)) as Item
+    })
     for (let day = 1; day <= 3; day++) {
       await calendar.events.create({ title: `Single ${day}`, start_date: `2027-01-0${day} 10:00:00`, end_date: `2027-01-0${day} 11:00:00` })
     }

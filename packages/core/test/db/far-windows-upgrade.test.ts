@@ -38,11 +38,11 @@ describe(`upgrading an install that stored far years (${BACKEND})`, () => {
     let calendar: Calendar = await createCalendar({ database: own.database, migrate: true, now: () => NOW })
     const open = await calendar.events.create({
       title: 'Weekly forever', start_date: '2026-12-07 18:00:00', end_date: '2026-12-07 19:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'],
-    } as any)
+    })
     const bounded = await calendar.events.create({
       title: 'Long course', start_date: '2026-12-08 18:00:00', end_date: '2026-12-08 19:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=400'],
-    } as any)
-    await calendar.events.updateOccurrence(open.id, '20400102T180000Z', { title: 'Moved far' } as any)
+    })
+    await calendar.events.updateOccurrence(open.id, '20400102T180000Z', { title: 'Moved far' })
     await calendar.close()
     // The database as the previous version left it (before migration 0019), with what its far
     // lists stored: the year 2040 of the open-ended series, recorded in event_occurrence_years.
@@ -68,8 +68,8 @@ describe(`upgrading an install that stored far years (${BACKEND})`, () => {
     const [years] = await own.sql<{ t: string | null }>(`select to_regclass('cal_events.event_occurrence_years')::text as t`)
     expect(years!.t).toBeNull()
 
-    const january = (await calendar.events.list({ start_date: '2040-01-01', end_date: '2040-01-31' } as any)) as any
-    expect(january.events.map((i: any) => [i.title, i.start_date])).toEqual([
+    const january = await calendar.events.list({ start_date: '2040-01-01', end_date: '2040-01-31' })
+    expect(january.events.map((i) => [i.title, i.start_date])).toEqual([
       ['Moved far', '2040-01-02 18:00:00'],
       ['Weekly forever', '2040-01-09 18:00:00'],
       ['Weekly forever', '2040-01-16 18:00:00'],

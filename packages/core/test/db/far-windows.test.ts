@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar, Principal } from '@cal-events/core'
+import type { Calendar, EventInput, EventListQuery, EventResource, Principal } from '@cal-events/core'
 import { expandRecurrence } from '../../src/recurrence/recurrence.js'
 import { BACKEND, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
@@ -7,8 +7,6 @@ import { BACKEND, freshCalendar, querySql } from '../../../../test-support/test-
 // (now + 36 months) are computed for the request and never stored; a far window is bounded.
 const NOW = new Date('2026-11-21T03:39:06Z')
 const EDITOR: Principal = { id: 900, role: 'editor' }
-type Item = Record<string, any>
-type Listed = { events: Item[]; total: number }
 
 /** What a read may not change: the stored occurrences (rows and table size). */
 async function storedState() {
@@ -25,9 +23,9 @@ function expected(recurrence: string[], start: string, zone: string, allDay: boo
 
 describe(`far windows: computed, never stored (${BACKEND})`, () => {
   let calendar: Calendar
-  const list = async (query: Record<string, unknown>, as: Principal | null = null) => (await calendar.events.list(query as any, { as })) as unknown as Listed
-  const series = (title: string, start: string, end: string, recurrence: string[], extra: Record<string, unknown> = {}) =>
-    calendar.events.create({ title, start_date: start, end_date: end, recurrence, ...extra } as any) as Promise<Item>
+  const list = (query: EventListQuery, as: Principal | null = null) => calendar.events.list(query, { as })
+  const series = (title: string, start: string, end: string, recurrence: string[], extra: EventInput = {}) =>
+    calendar.events.create({ title, start_date: start, end_date: end, recurrence, ...extra })
 
   beforeAll(async () => {
     calendar = await freshCalendar({ now: () => NOW, siteTimezone: 'UTC' })
@@ -35,9 +33,9 @@ describe(`far windows: computed, never stored (${BACKEND})`, () => {
   afterAll(() => calendar.close())
 
   it('counts a series that only has occurrences past the horizon as upcoming for its venue', async () => {
-    const venue = (await calendar.venues.create({ venue: 'Far hall' } as any)) as Item
+    const venue = await calendar.venues.create({ venue: 'Far hall' })
     await series('Far hall nights', '2031-05-01 20:00:00', '2031-05-01 22:00:00', ['RRULE:FREQ=MONTHLY'], { timezone: 'UTC', venue: venue.id })
-    const names = ((await calendar.venues.list({ only_with_upcoming: true, per_page: 50 } as any, { as: null })) as any).venues.map((v: Item) => v.venue)
+    const names = (await calendar.venues.list({ only_with_upcoming: true, per_page: 50 }, { as: null })).venues.map((v) => v.venue)
     expect(names).toContain('Far hall')
   })
 
@@ -83,7 +81,7 @@ describe(`far windows: computed, never stored (${BACKEND})`, () => {
     expect(all.events.filter((i) => i.title.startsWith('Paged single')).map((i) => i.start_date)).toEqual([
       '2041-06-05 12:00:00', '2041-06-07 12:00:00', '2041-06-12 12:00:00', '2041-06-20 12:00:00',
     ])
-    const walked: Item[] = []
+    const walked: EventResource[] = []
     for (let page = 1; page <= 3; page++) {
       const got = await list({ ...window, per_page: 4, page })
       expect(got.total).toBe(12)
@@ -147,7 +145,7 @@ describe(`far windows are bounded (${BACKEND})`, () => {
     for (let i = 0; i < 100; i++) {
       await calendar.events.create({
         title: `Daily ${i}`, start_date: '2029-11-01 10:00:00', end_date: '2029-11-01 11:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=DAILY'],
-      } as any)
+      })
     }
   }, 300_000)
   afterAll(() => calendar.close())
@@ -155,7 +153,7 @@ describe(`far windows are bounded (${BACKEND})`, () => {
   it('answers a far month over 100 open-ended daily series, storing nothing', async () => {
     const before = await storedState()
     const started = performance.now()
-    const got = (await calendar.events.list({ start_date: '2045-01-01', end_date: '2045-01-31', per_page: 5 } as any, { as: null })) as unknown as Listed
+    const got = await calendar.events.list({ start_date: '2045-01-01', end_date: '2045-01-31', per_page: 5 }, { as: null })
     const ms = performance.now() - started
     console.log(`far month over 100 open-ended daily series (${BACKEND}): ${ms.toFixed(0)} ms`)
     expect(got.total).toBe(3100)
@@ -165,7 +163,7 @@ describe(`far windows are bounded (${BACKEND})`, () => {
 
   it('refuses a far window with more occurrences than a request computes: 400 naming the dates, nothing stored', async () => {
     const before = await storedState()
-    const err = await calendar.events.list({ start_date: '2045-01-01', end_date: '2048-12-31' } as any, { as: null }).catch((e: unknown) => e)
+    const err = await calendar.events.list({ start_date: '2045-01-01', end_date: '2048-12-31' }, { as: null }).catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'INVALID_PARAM' })
     const params = (err as { data?: { params?: Record<string, string> } }).data?.params ?? {}
     expect(Object.keys(params).sort()).toEqual(['end_date', 'start_date'])

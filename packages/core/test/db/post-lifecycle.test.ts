@@ -6,7 +6,8 @@ const NOW = new Date('2026-11-21T03:39:06Z')
 const anonymous = { as: null }
 const contributor = { as: { id: 201, role: 'contributor' as const } }
 // The three resources through one shape, to run the same steps on each.
-type ScriptApi = { create(i: object, o?: object): Promise<any>; update(id: number, i: object): Promise<any>; delete(id: number): Promise<any> }
+type Post = { id: number; slug?: string; status: string; date_utc: string }
+type ScriptApi = { create(i: object, o?: object): Promise<Post>; update(id: number, i: object): Promise<Post>; delete(id: number): Promise<Post> }
 const WHEN = { start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 21:30:00' }
 
 // One post lifecycle serves events, venues and organizers (issue 14 item 1): what one of them
@@ -27,7 +28,7 @@ describe(`post lifecycle shared by events, venues and organizers (${BACKEND})`, 
 
   it('gives the slug back when a trashed item is restored, for every post type', async () => {
     for (const kind of kinds()) {
-      const api = kind.api as unknown as ScriptApi
+      const api: ScriptApi = kind.api
       const created = await api.create(kind.body(`Restore me ${kind.name}`))
       expect(created.slug).toBe(`restore-me-${kind.name}`)
       const trashed = await api.delete(created.id)
@@ -39,7 +40,7 @@ describe(`post lifecycle shared by events, venues and organizers (${BACKEND})`, 
 
   it('makes the given-back slug unique when another item took it meanwhile, for every post type', async () => {
     for (const kind of kinds()) {
-      const api = kind.api as unknown as ScriptApi
+      const api: ScriptApi = kind.api
       const first = await api.create(kind.body(`Taken ${kind.name}`))
       await api.delete(first.id)
       // A venue/organizer create reuses a same-named record; only a trashed one does not block.
@@ -53,7 +54,7 @@ describe(`post lifecycle shared by events, venues and organizers (${BACKEND})`, 
 
   it('scales the status back the same way for every post type', async () => {
     for (const kind of kinds()) {
-      const api = kind.api as unknown as ScriptApi
+      const api: ScriptApi = kind.api
       const pending = await api.create({ ...kind.body(`Pending ${kind.name}`), status: 'publish' }, contributor)
       expect([kind.name, pending.status, pending.slug ?? '', pending.date_utc]).toEqual([kind.name, 'pending', '', '0000-00-00 00:00:00'])
       const future = await api.create({ ...kind.body(`Future ${kind.name}`), status: 'publish', date_utc: '2027-02-01 00:00:00' })

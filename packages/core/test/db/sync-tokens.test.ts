@@ -7,10 +7,21 @@ const NOW = new Date('2026-11-21T03:39:06Z')
 const ROOT = '/cal/events/v1'
 
 type Item = { id: number; deleted?: true } & Record<string, unknown>
+/** A page of a walk, or a refusal, as these tests read it (docs/sync.md). */
+interface Page {
+  [collection: string]: unknown
+  events: Item[]
+  venues: Item[]
+  total: number
+  rest_url: string
+  next_rest_url?: string
+  next_sync_token?: string
+  code?: string
+}
 interface Answer {
   status: number
   headers: Record<string, string>
-  body: any
+  body: Page
 }
 
 // Incremental sync over the HTTP handler (docs/sync.md): walks over several pages with writes
@@ -28,7 +39,7 @@ describe(`sync tokens (${BACKEND})`, () => {
       origin: 'http://cal.test',
     }
     const res = await calendar.handle(request)
-    return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
+    return { status: res.status, headers: res.headers as Record<string, string>, body: res.body as Page }
   }
   /** The query string of a `next_rest_url`. */
   const queryOf = (url: string) => new URL(url).search.slice(1)
@@ -54,7 +65,7 @@ describe(`sync tokens (${BACKEND})`, () => {
       if (!res.body.next_rest_url) {
         expect(res.body.next_sync_token).toBeTypeOf('string')
         expect(res.headers['X-Cal-Next-Sync-Token']).toBe(res.body.next_sync_token)
-        return { token: res.body.next_sync_token, pages }
+        return { token: res.body.next_sync_token!, pages }
       }
       expect(res.body.next_sync_token).toBeUndefined()
       expect(res.headers['X-Cal-Next-Sync-Token']).toBeUndefined()
@@ -151,12 +162,12 @@ describe(`sync tokens (${BACKEND})`, () => {
     const a = await event('Tomb A', 23)
     const b = await event('Tomb B', 24)
     const c = await event('Tomb C', 25)
-    const afterCreate = await get('events', `sync_token=${encodeURIComponent(quiet.body.next_sync_token)}`)
+    const afterCreate = await get('events', `sync_token=${encodeURIComponent(quiet.body.next_sync_token!)}`)
     expect(afterCreate.body.events.map((e: Item) => e.id)).toEqual([a.id, b.id, c.id])
     await calendar.events.delete(a.id)
     await calendar.events.update(b.id, { status: 'draft' })
     await execSql(`delete from events where id = ${c.id}`)
-    const gone = await get('events', `sync_token=${encodeURIComponent(afterCreate.body.next_sync_token)}`)
+    const gone = await get('events', `sync_token=${encodeURIComponent(afterCreate.body.next_sync_token!)}`)
     expect(gone.body.events).toEqual([
       { id: a.id, deleted: true },
       { id: b.id, deleted: true },
@@ -174,7 +185,7 @@ describe(`sync tokens (${BACKEND})`, () => {
     const first = await get('events', 'sync=1&per_page=2')
     const ids: number[] = first.body.events.map((e: Item) => e.id)
     await event('Created mid-walk', 18)
-    const second = await get('events', queryOf(first.body.next_rest_url))
+    const second = await get('events', queryOf(first.body.next_rest_url!))
     ids.push(...second.body.events.map((e: Item) => e.id))
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
     expect(second.body.total).toBe(first.body.total)
@@ -278,7 +289,7 @@ describe(`sync tokens (${BACKEND})`, () => {
     }
     // A walk cursor is not a token, nor the other way round.
     const pageOne = await get('events', 'sync=1&per_page=1')
-    const cursor = new URL(pageOne.body.next_rest_url).searchParams.get('sync_page')!
+    const cursor = new URL(pageOne.body.next_rest_url!).searchParams.get('sync_page')!
     expect((await get('events', `sync_token=${encodeURIComponent(cursor)}`)).status).toBe(400)
     expect((await get('events', `sync_page=${encodeURIComponent(anonymous)}`)).status).toBe(400)
     // Without sync parameters the list is what it was: no token, no tombstones.
@@ -329,7 +340,7 @@ describe(`sync tokens (${BACKEND})`, () => {
     const changedAfter = async (write: () => Promise<unknown>) => {
       await write()
       const res = await get('events', `sync_token=${encodeURIComponent(token)}&per_page=50`)
-      token = res.body.next_sync_token
+      token = res.body.next_sync_token!
       return (res.body.events as Item[]).map((e) => e.id)
     }
     expect(await changedAfter(() => calendar.venues.update(venue.id, { venue: 'Embed Venue 2' }))).toEqual([withVenue.id])

@@ -150,15 +150,27 @@ interface Operation {
   pathParams: string[]
 }
 
+/** A schema of the document, as far as the sweep reads it. */
+interface DocSchema {
+  $ref?: string
+  properties?: Record<string, unknown>
+}
+
+/** The OpenAPI document, as far as the sweep reads it. */
+interface SweptDocument {
+  paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: DocSchema }> } }>>
+  components: { schemas: Record<string, DocSchema> }
+}
+
 /** Every operation of the document with the fields it declares. */
-function operationsOf(doc: any): Operation[] {
-  const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema)
+function operationsOf(doc: SweptDocument): Operation[] {
+  const resolve = (schema: DocSchema | undefined) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema)
   const ops: Operation[] = []
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue
       const M = method.toUpperCase()
-      const params: any[] = op.parameters ?? []
+      const params = op.parameters ?? []
       const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name as string)
       const body = resolve(op.requestBody?.content?.['application/json']?.schema)
       const kind = KIND_OF[path.split('/')[1] ?? '']
@@ -260,7 +272,7 @@ for (const variant of VARIANTS) {
     })
 
     it('answers every operation x field x edge value without a 5xx; a 4xx changes nothing', async () => {
-      const doc = (await server.request('GET', '/doc')).body
+      const doc = (await server.request<SweptDocument>('GET', '/doc')).body
       const requests = plan(operationsOf(doc))
       const fiveHundreds = new Map<string, string>()
       const problems: string[] = []
@@ -285,7 +297,7 @@ for (const variant of VARIANTS) {
         const where = `${r.method} ${r.path} ${r.label}`
         if (res.status >= 500) fiveHundreds.set(where, `${res.status} ${res.text.slice(0, 160)}`)
         else if (res.status >= 400) {
-          let parsed: any
+          let parsed: { code?: unknown; data?: { status?: unknown } } | null | undefined
           try {
             parsed = JSON.parse(res.text)
           } catch {

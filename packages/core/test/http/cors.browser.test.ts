@@ -24,7 +24,7 @@ async function startPageSite(): Promise<{ origin: string; server: Server }> {
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
 
-type Outcome = { ok: true; status: number; total: string | null; location: string | null; body: any } | { ok: false; error: string }
+type Outcome = { ok: true; status: number; total: string | null; location: string | null; body: unknown } | { ok: false; error: string }
 
 /** Runs fetch inside the page, so the browser enforces CORS exactly as for a real web client. */
 function browserFetch(page: Page, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Outcome> {

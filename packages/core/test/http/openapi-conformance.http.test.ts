@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import type { Calendar } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
-import { arbitraryFor, responseValidator, type Json } from '../../../../test-support/openapi.js'
+import { arbitraryFor, resolveRef, responseValidator, type Document, type Operation, type Schema } from '../../../../test-support/openapi.js'
 
 const RUNS = Number(process.env.CAL_DOC_RUNS ?? 400)
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -17,11 +17,11 @@ type Arg = { schema: { safeParse(v: unknown): { success: boolean } } }
 interface Op {
   path: string
   method: 'get' | 'post' | 'put' | 'patch' | 'delete'
-  operation: Json
+  operation: Operation
   args: Record<string, Arg>
 }
 
-function operations(doc: Json, calendar: Calendar): Op[] {
+function operations(doc: Document, calendar: Calendar): Op[] {
   const ns = '/cal/events/v1'
   const ops: Op[] = []
   for (const route of calendar.routes) {
@@ -41,23 +41,23 @@ function operations(doc: Json, calendar: Calendar): Op[] {
  * Whether the document states that a parameter the server named as failing, though absent, must
  * come with another one: `dependentRequired` of a body, or "needs X" on a query parameter.
  */
-function pairedInDocument(operation: Json, name: string): boolean {
+function pairedInDocument(operation: Operation, name: string): boolean {
   const partners = (operation.parameters ?? [])
-    .filter((p: Json) => p.in === 'query' && /needs \w+/.test(p.description ?? ''))
-    .map((p: Json) => /needs (\w+)/.exec(p.description)![1])
+    .filter((p) => p.in === 'query' && /needs \w+/.test(p.description ?? ''))
+    .map((p) => /needs (\w+)/.exec(p.description!)![1])
   if (partners.includes(name)) return true
-  const ref: string | undefined = operation.requestBody?.content['application/json'].schema.$ref
-  return ref !== undefined && Object.values(docRef(ref).dependentRequired ?? {}).some((needs) => (needs as string[]).includes(name))
+  const ref: string | undefined = operation.requestBody?.content['application/json']!.schema.$ref
+  return ref !== undefined && Object.values(docRef(ref).dependentRequired ?? {}).some((needs) => needs.includes(name))
 }
 
-let docRef: (ref: string) => Json = () => ({})
+let docRef: (ref: string) => Schema = () => ({})
 
 /** A request the document allows for one operation: path, query and body drawn from its schemas. */
-function allowedRequest(doc: Json, op: Op) {
-  const params = (op.operation.parameters ?? []) as Json[]
+function allowedRequest(doc: Document, op: Op) {
+  const params = op.operation.parameters ?? []
   const pathParams = params.filter((p) => p.in === 'path')
   const queryParams = params.filter((p) => p.in === 'query')
-  const bodySchema = op.operation.requestBody?.content['application/json'].schema
+  const bodySchema = op.operation.requestBody?.content['application/json']!.schema
   const hints = { time: TIMES }
   return fc.record({
     path: fc.record(Object.fromEntries(pathParams.map((p) => [p.name, arbitraryFor(doc, p.schema, hints)]))),
@@ -65,7 +65,7 @@ function allowedRequest(doc: Json, op: Op) {
       Object.fromEntries(queryParams.map((p) => [p.name as string, /A time:/.test(p.description ?? '') ? TIMES : arbitraryFor(doc, p.schema, hints)])) as Record<string, fc.Arbitrary<unknown>>,
       { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name as string) as never[] },
     ) as fc.Arbitrary<Record<string, unknown>>,
-    body: bodySchema ? arbitraryFor(doc, bodySchema, hints).map((b) => b as Json) : fc.constant(undefined),
+    body: bodySchema ? arbitraryFor(doc, bodySchema, hints).map((b) => b as Record<string, unknown>) : fc.constant(undefined),
     anonymous: fc.boolean().map((b) => b && op.method === 'get'),
   })
 }
@@ -88,7 +88,7 @@ for (const variant of ['A', 'B'] as const) {
     let calendar: Calendar
     let server: TestServer
     let admin: string
-    let doc: Json
+    let doc: Document
     let check: ReturnType<typeof responseValidator>
     let ops: Op[]
     beforeAll(async () => {
@@ -107,10 +107,10 @@ for (const variant of ['A', 'B'] as const) {
           ...(i === 4 ? { status: 'draft' } : {}),
         })
       }
-      doc = (await server.request('GET', '/doc')).body
+      doc = (await server.request<Document>('GET', '/doc')).body
       check = responseValidator(doc)
       ops = operations(doc, calendar)
-      docRef = (ref) => ref.slice(2).split('/').reduce((node: Json, key) => node[key], doc)
+      docRef = (ref) => resolveRef(doc, ref)
     })
     afterAll(async () => {
       await server.close()
@@ -155,7 +155,7 @@ for (const variant of ['A', 'B'] as const) {
           outcomes[key] = (outcomes[key] ?? 0) + 1
           if (res.status === 400 && res.body?.code === 'rest_invalid_param') {
             // Refused by the declared rule itself: the document should have said so.
-            const sent: Record<string, unknown> = { ...wire.values, ...(body as Json), ...path }
+            const sent: Record<string, unknown> = { ...wire.values, ...(body as Record<string, unknown>), ...path }
             for (const name of Object.keys(res.body.data.params ?? {})) {
               const spec = op.args[name]
               const pathValues = path as Record<string, unknown>

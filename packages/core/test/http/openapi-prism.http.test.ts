@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, CategoryList, OrganizerResource, TermResource, VenueResource, EventResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
@@ -13,6 +13,9 @@ import { startServer, type TestServer } from '../../../../test-support/http.js'
 // request the document does not allow and 500 for a response it does not describe, and names the
 // violations in `sl-violations`. The replay is what clients send: comma lists and repeated
 // parameters, 1/0 flags, sync walks, feeds, reads and writes as an administrator, errors.
+
+/** A page of a sync walk: the last one has the next sync token. */
+type SyncPage = { next_rest_url?: string; next_sync_token?: string }
 
 const PRISM = join(import.meta.dirname, '../../../../node_modules/.bin/prism')
 
@@ -103,12 +106,12 @@ describe('the OpenAPI document holds for a replay of real requests through a val
   // server reads it as `/events`), a form the document's paths do not list: a validating proxy
   // matches it against `/events/{id}` with an empty id.
   /** The JSON body of a response, for a test's reading. */
-  const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json()
+  const json = async <B,>(res: Response | Promise<Response>): Promise<B> => (await res).json() as Promise<B>
   const relative = (url: string) => url.slice(server.base.length).replace(/\/\?/, '?')
 
   it('passes every replayed request and response with 0 violations', async () => {
     const window = 'start_date=2027-01-01&end_date=2027-12-31'
-    const terms = (await json(fetch(`${server.base}/categories`))).categories.map((t: { id: number }) => t.id).join(',')
+    const terms = (await json<CategoryList>(fetch(`${server.base}/categories`))).categories.map((t) => t.id).join(',')
     const reads = [
       '/',
       '/events',
@@ -136,12 +139,12 @@ describe('the OpenAPI document holds for a replay of real requests through a val
     ]
     for (const path of reads) expect.soft((await send('GET', path)).status, path).toBeLessThan(400)
     // A sync walk, its pages and a delta with a tombstone.
-    let page = await json(send('GET', '/events/sync?per_page=3'))
+    let page = await json<SyncPage>(send('GET', '/events/sync?per_page=3'))
     let token: string | undefined
     for (let guard = 0; guard < 10 && !token; guard++) {
       token = page.next_sync_token
       if (!token && !page.next_rest_url) break
-      if (!token) page = await json(send('GET', relative(page.next_rest_url)))
+      if (!token) page = await json<SyncPage>(send('GET', relative(page.next_rest_url!)))
     }
     expect.soft(token).toBeTruthy()
     if (token) await send('DELETE', `/events/${ids.events[1]}`, { token: admin })
@@ -149,14 +152,14 @@ describe('the OpenAPI document holds for a replay of real requests through a val
     if (token) expect.soft((await send('GET', `/events/sync?sync_token=${encodeURIComponent(token)}`)).status).toBe(200)
     expect((await send('GET', '/venues/sync')).status).toBe(200)
     // Writes of every kind, as an administrator.
-    const created = await json(send('POST', '/events', { token: admin, body: { title: 'Replay', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00', categories: ['Jazz'], venue: { venue: 'Pier', city: 'Bay' } } }))
+    const created = await json<EventResource>(send('POST', '/events', { token: admin, body: { title: 'Replay', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00', categories: ['Jazz'], venue: { venue: 'Pier', city: 'Bay' } } }))
     await send('POST', `/events/${created.id}`, { token: admin, body: { featured: true } })
     await send('PATCH', `/events/${created.id}`, { token: admin, body: { excerpt: 'Short.' } })
-    const venue = await json(send('POST', '/venues', { token: admin, body: { venue: 'Hall 2', city: 'Rome' } }))
+    const venue = await json<VenueResource>(send('POST', '/venues', { token: admin, body: { venue: 'Hall 2', city: 'Rome' } }))
     await send('PUT', `/venues/${venue.id}`, { token: admin, body: { zip: '00100' } })
-    const organizer = await json(send('POST', '/organizers', { token: admin, body: { organizer: 'Band', email: 'band@example.org' } }))
+    const organizer = await json<OrganizerResource>(send('POST', '/organizers', { token: admin, body: { organizer: 'Band', email: 'band@example.org' } }))
     await send('DELETE', `/organizers/${organizer.id}`, { token: admin })
-    const tag = await json(send('POST', '/tags', { token: admin, body: { name: 'replayed' } }))
+    const tag = await json<TermResource>(send('POST', '/tags', { token: admin, body: { name: 'replayed' } }))
     await send('POST', `/tags/${tag.id}`, { token: admin, body: { description: 'From the replay.' } })
     await send('DELETE', `/tags/${tag.id}?force=true`, { token: admin })
     await send('POST', '/categories', { token: admin, body: { name: 'Replay category', parent: 0 } })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
 import { execSql, freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
 import { watchLoopHold } from '../../../../test-support/cpu-clock.js'
 
 // Issue 28 items 1 and 2: no write request may hold the event loop, whoever sends it. The rule
@@ -53,7 +53,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
    * for it (`cpuMs`: the engine's work, whatever the machine's load) and the longest CPU stretch
    * between two timer ticks (`blockMs`: how long it held the event loop).
    */
-  async function timed(send: () => Promise<{ status: number; body: any }>) {
+  async function timed<B>(send: () => Promise<{ status: number; body: B }>) {
     const watch = watchLoopHold()
     try {
       const res = await send()
@@ -65,7 +65,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
   }
 
   it('answers anonymous and under-privileged writes with a pathological rule 401/403 without running the engine', async () => {
-    const requests: [string, () => Promise<{ status: number; body: any }>, number][] = [
+    const requests: [string, () => Promise<{ status: number; body: unknown }>, number][] = [
       ['anonymous create of a costly rule', () => server.request('POST', '/events', { body: { ...EVENT, recurrence: COSTLY } }), 401],
       ['anonymous update of a costly rule', () => server.request('PATCH', `/events/${seriesId}`, { body: { recurrence: COSTLY } }), 401],
       ['anonymous create', () => server.request('POST', '/events', { body: { ...EVENT, recurrence: NEVER } }), 401],
@@ -103,11 +103,11 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     ]
     for (const [recurrence, start] of rules) {
       const body = { ...EVENT, start_date: start, end_date: start.replace('10:00', '11:00'), recurrence }
-      const res = await timed(() => server.request('POST', '/events', { token: admin, body }))
+      const res = await timed(() => server.request<ErrorBody>('POST', '/events', { token: admin, body }))
       expect(res.status, recurrence[0]).toBe(400)
       expect(res.body.code).toBe('rest_invalid_param')
-      expect(Object.keys(res.body.data.params)).toEqual(['recurrence'])
-      expect(res.body.data.params.recurrence, recurrence[0]).toMatch(/no occurrence within \d+ years|more than \d+ ms of work/)
+      expect(Object.keys(res.body.data.params!)).toEqual(['recurrence'])
+      expect(res.body.data.params!.recurrence, recurrence[0]).toMatch(/no occurrence within \d+ years|more than \d+ ms of work/)
       // Refused from the text in milliseconds; found by a walk of 20 years (or the work bound) within its 2 s of engine time.
       const walked = recurrence[0]!.includes('COUNT=1000') || recurrence[0]!.includes('BYMONTHDAY=29')
       expect(res.cpuMs, recurrence[0]).toBeLessThan(walked ? 10_000 : 5000)
@@ -139,7 +139,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     // "This and all following" looks for the series' first occurrence: one engine call from the
     // start to the key expanded 24,000 days in one go (past the engine's 20,000 steps). The part
     // before the key would hold more occurrences than a bounded series may: the rule's 400.
-    const res = await timed(() => server.request('PATCH', `/events/${series.id}/occurrences/20270115T090000Z/following`, { token: admin, body: { title: 'Daily, renamed' } }))
+    const res = await timed(() => server.request<ErrorBody>('PATCH', `/events/${series.id}/occurrences/20270115T090000Z/following`, { token: admin, body: { title: 'Daily, renamed' } }))
     expect([res.status, res.body.code, Object.keys(res.body.data?.params ?? {})], JSON.stringify(res.body)).toEqual([400, 'rest_invalid_param', ['recurrence']])
     expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
     expect((await server.request('GET', `/events/${series.id}`, { token: admin })).body.recurrence).toEqual(['RRULE:FREQ=DAILY'])
@@ -149,7 +149,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     // A series written before rules were bounded (migration-era data): straight into the table.
     const legacy = await calendar.events.create({ ...EVENT, title: 'Legacy rule', status: 'publish', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] })
     await execSql(`update events set recurrence = array['${NEVER[0]}'] where id = ${legacy.id}`)
-    const requests: [string, () => Promise<{ status: number; body: any }>][] = [
+    const requests: [string, () => Promise<{ status: number; body: unknown }>][] = [
       ['anonymous read of an occurrence', () => server.request('GET', `/events/${legacy.id}/occurrences/20300319T090000Z`)],
       ['delete of an occurrence', () => server.request('DELETE', `/events/${legacy.id}/occurrences/20300319T090000Z`, { token: admin })],
       ['change of an occurrence', () => server.request('PATCH', `/events/${legacy.id}/occurrences/20300319T090000Z`, { token: admin, body: { title: 'x' } })],

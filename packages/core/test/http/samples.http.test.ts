@@ -14,7 +14,7 @@ const SAMPLES = process.env.CAL_SAMPLES_DIR
 const REQUIRED = Boolean(process.env.CI)
 const NOW = new Date('2026-11-21T03:39:06Z')
 
-function sample(name: string): { request: { method: string; path: string; body?: any }; status: number; headers: Record<string, string>; body: any } {
+function sample(name: string): { request: { method: string; path: string; body?: Record<string, unknown> }; status: number; headers: Record<string, string>; body: object | null } {
   return JSON.parse(readFileSync(`${SAMPLES}${name}.json`, 'utf8'))
 }
 
