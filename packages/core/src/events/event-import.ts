@@ -158,10 +158,32 @@ function fail(summary: ImportSummary, item: Item, err: unknown): void {
   summary.errors.push({ index: item.index, origin_uid: item.origin, error: err instanceof Error ? err : new Error(String(err)) })
 }
 
+/**
+ * A yield to the event loop once `SLICE_MS` of work went by since the last: the write beside a
+ * batch's check sends its next statement only when the loop gets to the answer. Checked in one
+ * piece, a batch of 1,000 held the loop 60-200 ms at a time, and the write took twice as long.
+ */
+function slicer(): () => Promise<void> | undefined {
+  let since = performance.now()
+  return () => {
+    const now = performance.now()
+    if (now - since < SLICE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now()
+        resolve()
+      }),
+    )
+  }
+}
+const SLICE_MS = 4
+
 /** Parses, plans and checks a batch; an item refused is reported, those that passed are returned. */
 async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchOptions, summary: ImportSummary): Promise<Item[]> {
+  const slice = slicer()
   let live: Item[] = []
   for (const item of batch) {
+    await slice()
     try {
       item.input = parseItem(item.raw)
       live.push(item)
@@ -177,6 +199,7 @@ async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchO
   const drafts = new Map<Item, (answers: LookupAnswers) => EventWritePlan>()
   const next: Item[] = []
   for (const item of live) {
+    await slice()
     const existing = item.origin ? byOrigin.get(item.origin) : undefined
     if (existing?.status === 'trash') {
       summary.skipped++
@@ -203,6 +226,7 @@ async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchO
   for (const row of found) answers.origins.set(originKey(row.language, row.origin_uid!), row.id)
   live = []
   for (const item of next) {
+    await slice()
     try {
       const plan = drafts.get(item)!(answers)
       require(ctx.principal, item.existing ? canEditItem(ctx.principal, item.existing) : canEditType(ctx.principal))
