@@ -128,13 +128,23 @@ export async function assertMigrated<D>(db: Kysely<D>, schema: string = DEFAULT_
 // whose search_path could lead `update terms` to the host's own `terms`. Each trigger function of
 // the schema keeps the search_path of the migration (the calendar's schema first); after every run,
 // so functions of later migrations are covered too. pg_trgm's own functions are left alone.
+
+/**
+ * The trigger functions of the current schema, but an extension's. Found through the schema's
+ * entries in pg_depend (every function depends on its schema), read by index: pg_proc has no index
+ * on the schema, and its scan took 72 ms of a calendar set's `create` at 1,000 calendars (66,000
+ * functions), where this takes 0.2 ms.
+ */
+export const SCHEMA_TRIGGER_FUNCTIONS = `select p.oid::regprocedure as fn from pg_depend n join pg_proc p on p.oid = n.objid
+     where n.refclassid = 'pg_namespace'::regclass and n.refobjid = current_schema()::regnamespace and n.classid = 'pg_proc'::regclass
+       and p.pronamespace = n.refobjid and p.prorettype = 'trigger'::regtype
+       and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`
+
 const PIN_TRIGGER_FUNCTIONS = `do $$
 declare fn regprocedure;
 begin
   for fn in
-    select p.oid::regprocedure from pg_proc p
-     where p.pronamespace = current_schema()::regnamespace and p.prorettype = 'trigger'::regtype
-       and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+    ${SCHEMA_TRIGGER_FUNCTIONS}
   loop
     execute format('alter function %s set search_path from current', fn);
   end loop;
