@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { getRequestListener } from '@hono/node-server'
-import type { Calendar, Calendars } from '@cal-events/core'
+import type { Calendar, Calendars, EventResource, VenueResource } from '@cal-events/core'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setOf } from './test-db.js'
 import { createCalendarRouter } from '@cal-events/http-express'
@@ -106,4 +106,9 @@ export async function startServer(calendar: Calendar, mount = '', { adapter = AD
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
+}
+
+/** An event's venue, or undefined when it has none (the wire sends `[]` then). */
+export function venueOf(event: EventResource): VenueResource | undefined {
+  return Array.isArray(event.venue) ? undefined : event.venue
 }

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, DescribedArg, DescribedRoute, EventResource, OpenApiDocument, OrganizerResource, RootDescriptor, TermResource, VenueResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
-import { responseValidator } from '../../../../test-support/openapi.js'
+import { responseValidator, type Document } from '../../../../test-support/openapi.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
+
+/** The arguments of a route's first endpoint, as an object (`[]` is how the wire writes none). */
+const argsOf = (route: DescribedRoute) => route.endpoints[0]!.args as Record<string, DescribedArg>
 
 for (const variant of ['A', 'B'] as const) {
   describe(`root descriptor and OpenAPI document, variant ${variant}`, () => {
@@ -23,7 +26,7 @@ for (const variant of ['A', 'B'] as const) {
     })
 
     it('describes every route in registration order, generated from the route table', async () => {
-      const res = await server.request('GET', '')
+      const res = await server.request<RootDescriptor>('GET', '')
       expect(res.status).toBe(200)
       const ns = '/cal/events/v1'
       expect(Object.keys(res.body.routes)).toEqual([
@@ -54,25 +57,25 @@ for (const variant of ['A', 'B'] as const) {
         `${ns}/organizers/sync`,
       ])
       expect(res.body.namespace).toBe('cal/events/v1')
-      const root = res.body.routes[ns]
-      expect(root.endpoints[0].args.namespace).toEqual({ default: 'cal/events/v1', type: 'string', required: false })
-      expect(root._links.self[0].href).toBe(`${server.base}`)
-      const byId = res.body.routes[`${ns}/events/(?P<id>\\d+)`]
+      const root = res.body.routes[ns]!
+      expect(argsOf(root).namespace).toEqual({ default: 'cal/events/v1', type: 'string', required: false })
+      expect(root._links!.self[0]!.href).toBe(`${server.base}`)
+      const byId = res.body.routes[`${ns}/events/(?P<id>\\d+)`]!
       expect(byId.methods).toEqual(['GET', 'DELETE', 'POST', 'PUT', 'PATCH'])
-      expect(byId.endpoints[0].args.id).toMatchObject({ type: 'integer', required: true })
+      expect(argsOf(byId).id).toMatchObject({ type: 'integer', required: true })
       expect(byId).not.toHaveProperty('_links')
-      const list = res.body.routes[`${ns}/events`].endpoints[0].args
+      const list = argsOf(res.body.routes[`${ns}/events`]!)
       expect(list.per_page).toMatchObject({ default: variant === 'A' ? 5 : 10, required: false })
       expect('starts_before' in list).toBe(variant === 'B')
       if (variant === 'B') expect(list.ml_language).toMatchObject({ enum: ['en', 'es'], required: false })
-      else expect(res.body.routes[`${ns}/doc`].endpoints[0].args).toEqual([])
-      expect(res.body._links.up[0].href).toBe(`${server.base.slice(0, -'cal/events/v1'.length)}`)
+      else expect(res.body.routes[`${ns}/doc`]!.endpoints[0]!.args).toEqual([])
+      expect(res.body._links.up[0]!.href).toBe(`${server.base.slice(0, -'cal/events/v1'.length)}`)
       expect(await server.request('GET', '?namespace=other/v2')).toMatchObject({ status: 404, body: { code: 'rest_invalid_namespace' } })
       expect((await server.request('GET', '?context=edit')).status).toBe(200)
     })
 
     it('serves a valid OpenAPI 3.1 document with the contract paths and schema names', async () => {
-      const res = await server.request('GET', '/doc')
+      const res = await server.request<Document & Pick<OpenApiDocument, 'openapi' | 'servers'>>('GET', '/doc')
       expect(res.status).toBe(200)
       const doc = res.body
       expect(doc.openapi).toBe('3.1.0')
@@ -87,30 +90,30 @@ for (const variant of ['A', 'B'] as const) {
         expect(doc.components.schemas).toHaveProperty(name)
       }
       // Wire types told truthfully (O-15): author and date details are strings.
-      expect(doc.components.schemas.Event.properties.author.type).toBe('string')
-      expect(doc.components.schemas.DateDetails.properties.year.type).toBe('string')
+      expect(doc.components.schemas.Event!.properties!.author!.type).toBe('string')
+      expect(doc.components.schemas.DateDetails!.properties!.year!.type).toBe('string')
       // The server URL joins with the document's paths, and a doubled slash still finds the route.
-      expect((await fetch(`${doc.servers[0].url}/events`)).status).toBe(200)
+      expect((await fetch(`${doc.servers[0]!.url}/events`)).status).toBe(200)
       expect((await fetch(`${server.base}//events`)).status).toBe(200)
       expect((await fetch(`${server.base}/venues//1`)).status).not.toBe(404)
-      const result = await new Validator().validate(doc)
+      const result = await new Validator().validate({ ...doc })
       expect(result.errors ?? []).toEqual([])
       expect(result.valid).toBe(true)
     })
 
     it('answers every route with bodies that conform to the schemas the document declares', async () => {
-      const check = responseValidator((await server.request('GET', '/doc')).body)
+      const check = responseValidator((await server.request<Document>('GET', '/doc')).body)
       const problems: string[] = []
-      async function call(method: string, docPath: string, path: string, body?: unknown, auth = true) {
-        const res = await server.request(method, path, { body, token: auth ? token : undefined })
+      async function call<B = unknown>(method: string, docPath: string, path: string, body?: unknown, auth = true) {
+        const res = await server.request<B>(method, path, { body, token: auth ? token : undefined })
         problems.push(...check(docPath, method, res.status, res.body))
         return res
       }
-      const venue = await call('POST', '/venues', '/venues', { venue: 'Doc Hall', city: 'Leeds', geo_lat: 53.8, geo_lng: -1.55 })
-      const organizer = await call('POST', '/organizers', '/organizers', { organizer: 'Doc Org', email: 'o@example.org' })
-      const category = await call('POST', '/categories', '/categories', { name: 'Doc Cat' })
-      const tag = await call('POST', '/tags', '/tags', { name: 'Doc Tag' })
-      const event = await call('POST', '/events', '/events', {
+      const venue = await call<VenueResource>('POST', '/venues', '/venues', { venue: 'Doc Hall', city: 'Leeds', geo_lat: 53.8, geo_lng: -1.55 })
+      const organizer = await call<OrganizerResource>('POST', '/organizers', '/organizers', { organizer: 'Doc Org', email: 'o@example.org' })
+      const category = await call<TermResource>('POST', '/categories', '/categories', { name: 'Doc Cat' })
+      const tag = await call<TermResource>('POST', '/tags', '/tags', { name: 'Doc Tag' })
+      const event = await call<EventResource>('POST', '/events', '/events', {
         title: 'Doc Event',
         start_date: '2026-12-01 10:00:00',
         end_date: '2026-12-01 12:00:00',

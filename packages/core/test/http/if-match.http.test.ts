@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer, venueOf } from '../../../../test-support/http.js'
+import type { Document } from '../../../../test-support/openapi.js'
 
 // Issue 18 item 2: updates and deletes honour If-Match (and If-Unmodified-Since); a stale tag is a
 // 412 `precondition-failed` that writes nothing; writes answer the new ETag, the one a GET by the
@@ -43,9 +44,9 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     return res.headers.get('etag')!
   }
   const create = async (path: string, body: Record<string, unknown>) => {
-    const res = await server.request('POST', path, { token: alice, body })
+    const res = await server.request<{ id: number }>('POST', path, { token: alice, body })
     expect(res.status, path).toBe(201)
-    return res.body.id as number
+    return res.body.id
   }
 
   it('two editors hold a tag each: the first save wins, the second gets 412 and the first save stays', async () => {
@@ -68,14 +69,14 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect(second.status).toBe(412)
     expect(second.body).toMatchObject({ code: 'precondition-failed', data: { status: 412 } })
     expect(second.headers.get('etag')).toBeNull()
-    expect((await server.request('GET', path, { token: bob })).body.title).toBe('Alice was here')
+    expect((await server.request<EventResource>('GET', path, { token: bob })).body.title).toBe('Alice was here')
 
     // Bob re-reads, retries with the fresh tag, and Alice chains on the tag her save returned: stale now.
     const retried = await server.request('PATCH', path, { token: bob, headers: { 'if-match': await tagOf(path, bob) }, body: { title: 'Bob, after reading' } })
     expect(retried.status).toBe(200)
     const chained = await server.request('POST', path, { token: alice, headers: { 'if-match': newTag! }, body: { title: 'Alice again' } })
     expect(chained.status).toBe(412)
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Bob, after reading')
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe('Bob, after reading')
   })
 
   it('refuses a delete with a stale tag, then deletes with the current one', async () => {
@@ -83,11 +84,11 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     const path = `/events/${id}`
     const stale = await tagOf(path, alice)
     expect((await server.request('POST', path, { token: alice, body: { description: 'edited' } })).status).toBe(200)
-    const refused = await server.request('DELETE', path, { token: alice, headers: { 'if-match': stale } })
+    const refused = await server.request<ErrorBody>('DELETE', path, { token: alice, headers: { 'if-match': stale } })
     expect(refused.status).toBe(412)
     expect(refused.body.code).toBe('precondition-failed')
-    expect((await server.request('GET', path, { token: alice })).body.status).toBe('publish')
-    const deleted = await server.request('DELETE', path, { token: alice, headers: { 'if-match': await tagOf(path, alice) } })
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.status).toBe('publish')
+    const deleted = await server.request<EventResource>('DELETE', path, { token: alice, headers: { 'if-match': await tagOf(path, alice) } })
     expect(deleted.status).toBe(200)
     expect(deleted.body.status).toBe('trash')
     // A delete answers the item as trashed, which no GET shows: no tag.
@@ -100,7 +101,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     const star = await server.request('PUT', path, { token: alice, headers: { 'if-match': '*' }, body: { title: 'Star 2' } })
     expect(star.status).toBe(200)
     // On a missing item the normal not-found answer comes first (RFC 9110 13.2.1).
-    const missing = await server.request('PUT', '/events/999999', { token: alice, headers: { 'if-match': '*' }, body: { title: 'x' } })
+    const missing = await server.request<ErrorBody>('PUT', '/events/999999', { token: alice, headers: { 'if-match': '*' }, body: { title: 'x' } })
     expect(missing.status).toBe(404)
     expect(missing.body.code).toBe('rest-event-not-found')
     const missingVenue = await server.request('DELETE', '/venues/999999', { token: alice, headers: { 'if-match': '"abc"' } })
@@ -109,10 +110,10 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     const current = await tagOf(path, alice)
     const listed = await server.request('PUT', path, { token: alice, headers: { 'if-match': `"stale", ${current}` }, body: { title: 'Star 3' } })
     expect(listed.status).toBe(200)
-    const weak = await server.request('PUT', path, { token: alice, headers: { 'if-match': `W/${listed.headers.get('etag')}` }, body: { title: 'weak' } })
+    const weak = await server.request<ErrorBody>('PUT', path, { token: alice, headers: { 'if-match': `W/${listed.headers.get('etag')}` }, body: { title: 'weak' } })
     expect(weak.status).toBe(412)
     expect(weak.body.code).toBe('precondition-failed')
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Star 3')
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe('Star 3')
   })
 
   it('takes any listed tag, wherever it stands and with empty list elements (RFC 9110 5.6.1, 13.1.1)', async () => {
@@ -127,7 +128,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
       const stale = await server.request('PATCH', path, { token: alice, headers: { 'if-match': form.replace('CUR', current) }, body: { title: 'lost' } })
       expect(stale.status, form).toBe(412)
     }
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe(`Listed ${forms.length - 1}`)
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe(`Listed ${forms.length - 1}`)
     // The same lists in If-None-Match revalidate a read.
     const current = await tagOf(path, alice)
     for (const form of forms) {
@@ -146,7 +147,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
       const del = await server.request('DELETE', path, { token: alice, headers: { 'if-match': bad } })
       expect(del.status, bad).toBe(400)
     }
-    const got = await server.request('GET', path, { token: alice })
+    const got = await server.request<EventResource>('GET', path, { token: alice })
     expect(got.body.title).toBe('Malformed')
     expect(got.body.status).toBe('publish')
     const ignored = await server.request('PUT', path, { token: alice, headers: { 'if-none-match': 'no-quotes' }, body: { title: 'ok' } })
@@ -156,7 +157,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect(noneStar.status).toBe(412)
     const noneCurrent = await server.request('PUT', path, { token: alice, headers: { 'if-none-match': await tagOf(path, alice) }, body: { title: 'no' } })
     expect(noneCurrent.status).toBe(412)
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe('ok')
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe('ok')
   })
 
   it('guards every item route: event, venue and organizer by id and by slug, category and tag', async () => {
@@ -182,10 +183,10 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
       const ok = await server.request('PUT', c.write, { token: alice, headers: { 'if-match': before }, body: c.body })
       expect(ok.status, c.write).toBe(200)
       expect(ok.headers.get('etag'), c.write).toBe(await tagOf(c.read, alice))
-      const stale = await server.request('PUT', c.write, { token: alice, headers: { 'if-match': before }, body: { ...c.body, [c.field]: 'lost' } })
+      const stale = await server.request<ErrorBody>('PUT', c.write, { token: alice, headers: { 'if-match': before }, body: { ...c.body, [c.field]: 'lost' } })
       expect(stale.status, c.write).toBe(412)
       expect(stale.body.code, c.write).toBe('precondition-failed')
-      expect((await server.request('GET', c.read, { token: alice })).body[c.field], c.write).toBe(c.value)
+      expect((await server.request<Record<string, unknown>>('GET', c.read, { token: alice })).body[c.field], c.write).toBe(c.value)
     }
     // Deletes: a stale tag keeps the item; the current one deletes it.
     const deletes: { read: string; write: string }[] = [
@@ -205,17 +206,17 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
   })
 
   it("a venue rename changes an embedding event's tag: If-Match with the event's old tag is a 412", async () => {
-    const created = await server.request('POST', '/events', { token: alice, body: event({ title: 'Embedding', venue: { venue: 'Embedded Hall' } }) })
+    const created = await server.request<EventResource>('POST', '/events', { token: alice, body: event({ title: 'Embedding', venue: { venue: 'Embedded Hall' } }) })
     expect(created.status).toBe(201)
     const path = `/events/${created.body.id}`
     // The create's tag is the GET's tag too.
     const tag = await tagOf(path, alice)
     expect(created.headers.get('etag')).toBe(tag)
-    const renamed = await server.request('POST', `/venues/${created.body.venue.id}`, { token: bob, body: { venue: 'Renamed Hall' } })
+    const renamed = await server.request('POST', `/venues/${venueOf(created.body)?.id}`, { token: bob, body: { venue: 'Renamed Hall' } })
     expect(renamed.status).toBe(200)
     const stale = await server.request('PUT', path, { token: alice, headers: { 'if-match': tag }, body: { title: 'Overwrite' } })
     expect(stale.status).toBe(412)
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Embedding')
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe('Embedding')
   })
 
   it('honours If-Unmodified-Since on posts (seconds, HTTP-date), ignores it beside If-Match, when invalid, and on terms', async () => {
@@ -224,7 +225,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     // The clock is fixed: the event was modified at NOW.
     const before = new Date(NOW.getTime() - 1000).toUTCString()
     const at = NOW.toUTCString()
-    const refused = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': before }, body: { title: 'no' } })
+    const refused = await server.request<ErrorBody>('PUT', path, { token: alice, headers: { 'if-unmodified-since': before }, body: { title: 'no' } })
     expect(refused.status).toBe(412)
     expect(refused.body.code).toBe('precondition-failed')
     // The obsolete forms are read too (RFC 9110 5.6.7).
@@ -232,7 +233,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect(asctime.status).toBe(412)
     const rfc850 = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': 'Saturday, 21-Nov-26 03:39:05 GMT' }, body: { title: 'no' } })
     expect(rfc850.status).toBe(412)
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe('Since')
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe('Since')
     expect((await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': at }, body: { title: 'at' } })).status).toBe(200)
     for (const invalid of ['yesterday', 'Sat, 31 Feb 2026 00:00:00 GMT', '2026-11-21T03:39:06Z']) {
       const res = await server.request('PUT', path, { token: alice, headers: { 'if-unmodified-since': invalid }, body: { title: invalid } })
@@ -253,16 +254,16 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     const path = `/events/${id}`
     const tag = await tagOf(path, alice)
     const saves = await Promise.all(
-      ['One', 'Two', 'Three'].map((title) => server.request('PUT', path, { token: alice, headers: { 'if-match': tag }, body: { title } })),
+      ['One', 'Two', 'Three'].map((title) => server.request<EventResource>('PUT', path, { token: alice, headers: { 'if-match': tag }, body: { title } })),
     )
     const statuses = saves.map((r) => r.status).sort()
     expect(statuses).toEqual([200, 412, 412])
     const winner = saves.find((r) => r.status === 200)!
-    expect((await server.request('GET', path, { token: alice })).body.title).toBe(winner.body.title)
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.title).toBe(winner.body.title)
   })
 
   it("guards an occurrence delete with the series' tag and answers the series' new tag", async () => {
-    const series = await server.request('POST', '/events', {
+    const series = await server.request<EventResource>('POST', '/events', {
       token: alice,
       body: event({ title: 'Series', start_date: '2027-03-16 10:00:00', end_date: '2027-03-16 11:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'] }),
     })
@@ -289,16 +290,16 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect(first.headers.get('etag')).toBe(await tagOf(occurrence, alice))
     // The tag it replaced, and the series' tag, are stale for the occurrence: 412, nothing written.
     for (const tag of [fresh, await tagOf(`/events/${id}`, alice)]) {
-      const stale = await server.request('PATCH', occurrence, { token: alice, headers: { 'if-match': tag }, body: { title: 'lost' } })
+      const stale = await server.request<ErrorBody>('PATCH', occurrence, { token: alice, headers: { 'if-match': tag }, body: { title: 'lost' } })
       expect(stale.status).toBe(412)
       expect(stale.body.code).toBe('precondition-failed')
     }
-    expect((await server.request('GET', occurrence, { token: alice })).body.title).toBe('Weekly (moved)')
+    expect((await server.request<EventResource>('GET', occurrence, { token: alice })).body.title).toBe('Weekly (moved)')
     // Another editor's change makes alice's tag stale.
     const aliceTag = await tagOf(occurrence, alice)
     expect((await server.request('PATCH', occurrence, { token: bob, headers: { 'if-match': await tagOf(occurrence, bob) }, body: { title: 'Bob' } })).status).toBe(200)
     expect((await server.request('PUT', occurrence, { token: alice, headers: { 'if-match': aliceTag }, body: { title: 'Alice' } })).status).toBe(412)
-    const ok = await server.request('POST', occurrence, { token: alice, headers: { 'if-match': await tagOf(occurrence, alice) }, body: { title: 'Alice' } })
+    const ok = await server.request<EventResource>('POST', occurrence, { token: alice, headers: { 'if-match': await tagOf(occurrence, alice) }, body: { title: 'Alice' } })
     expect([ok.status, ok.body.title]).toEqual([200, 'Alice'])
     expect(ok.headers.get('etag')).toBe(await tagOf(occurrence, alice))
   })
@@ -311,15 +312,15 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('POST', path, { token: alice, body: { description: 'changed' } })).status).toBe(200)
     const stale = await server.request('PATCH', following, { token: alice, headers: { 'if-match': tag }, body: { title: 'Club (new)' } })
     expect(stale.status).toBe(412)
-    expect((await server.request('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6'])
-    const split = await server.request('PATCH', following, { token: alice, headers: { 'if-match': await tagOf(path, alice) }, body: { title: 'Club (new)' } })
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6'])
+    const split = await server.request<EventResource>('PATCH', following, { token: alice, headers: { 'if-match': await tagOf(path, alice) }, body: { title: 'Club (new)' } })
     expect(split.status, JSON.stringify(split.body)).toBe(201)
     expect(split.body).toMatchObject({ title: 'Club (new)', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] })
     expect(split.headers.get('location')).toBe(`${server.base}/events/${split.body.id}`)
     expect(split.headers.get('etag')).toBe(await tagOf(`/events/${split.body.id}`, alice))
-    expect((await server.request('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=2'])
+    expect((await server.request<EventResource>('GET', path, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=2'])
     // The same split again: the old series has no such occurrence any more.
-    expect((await server.request('PATCH', following, { token: alice, body: { title: 'Club (new)' } })).body.code).toBe('rest-event-occurrence-not-found')
+    expect((await server.request<ErrorBody>('PATCH', following, { token: alice, body: { title: 'Club (new)' } })).body.code).toBe('rest-event-occurrence-not-found')
   })
 
   it("lets only who may edit the series split it (contributor 403, anonymous 401, the series' author 201)", async () => {
@@ -330,8 +331,8 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
     expect((await server.request('PATCH', following, { token: carl, body: { title: 'x' } })).status).toBe(403)
     expect((await server.request('PATCH', following, { token: dora, body: { title: 'x' } })).status).toBe(403)
     expect((await server.request('PATCH', following, { body: { title: 'x' } })).status).toBe(401)
-    expect((await server.request('GET', `/events/${id}`, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=4'])
-    const own = await server.request('POST', '/events', { token: dora, body: event({ title: 'Dora', start_date: '2027-06-02 19:00:00', end_date: '2027-06-02 20:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] }) })
+    expect((await server.request<EventResource>('GET', `/events/${id}`, { token: alice })).body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=4'])
+    const own = await server.request<EventResource>('POST', '/events', { token: dora, body: event({ title: 'Dora', start_date: '2027-06-02 19:00:00', end_date: '2027-06-02 20:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] }) })
     expect(own.status).toBe(201)
     const split = await server.request('PATCH', `/events/${own.body.id}/occurrences/20270616T190000Z/following`, { token: dora, body: { title: 'Dora (summer)' } })
     expect(split.status, JSON.stringify(split.body)).toBe(201)
@@ -339,26 +340,26 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
   })
 
   it('says all of it in the OpenAPI document: parameters, 412, 304 and ETag headers', async () => {
-    const doc = (await server.request('GET', '/doc')).body
+    const doc = (await server.request<Document>('GET', '/doc')).body
     const writes: [string, string][] = [
       ['/events/{id}', 'put'], ['/events/by-slug/{slug}', 'delete'], ['/venues/{id}', 'patch'], ['/organizers/by-slug/{slug}', 'post'],
       ['/categories/{id}', 'delete'], ['/tags/{id}', 'put'],
     ]
     for (const [path, method] of writes) {
-      const op = doc.paths[path][method]
-      const headers = op.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
+      const op = doc.paths[path]![method]!
+      const headers = op.parameters!.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
       expect(headers, `${method} ${path}`).toEqual(expect.arrayContaining(['If-Match', 'If-Unmodified-Since', 'If-None-Match']))
       expect(JSON.stringify(op.responses['412']), `${method} ${path}`).toContain('precondition-failed')
       expect(JSON.stringify(op.responses['400']), `${method} ${path}`).toContain('rest_invalid_if_match')
-      if (method !== 'delete') expect(op.responses['200'].headers.ETag, `${method} ${path}`).toBeDefined()
+      if (method !== 'delete') expect(op.responses['200']!.headers!.ETag, `${method} ${path}`).toBeDefined()
     }
-    expect(doc.paths['/events'].post.responses['201'].headers.ETag).toBeDefined()
-    expect(doc.paths['/events'].post.responses['412']).toBeUndefined()
+    expect(doc.paths['/events']!.post!.responses['201']!.headers!.ETag).toBeDefined()
+    expect(doc.paths['/events']!.post!.responses['412']).toBeUndefined()
     for (const path of ['/events', '/events/{id}', '/tags/{id}', '/', '/doc']) {
-      const op = doc.paths[path].get
-      expect(op.responses['200'].headers.ETag, path).toBeDefined()
+      const op = doc.paths[path]!.get!
+      expect(op.responses['200']!.headers!.ETag, path).toBeDefined()
       expect(op.responses['304'], path).toBeDefined()
-      expect(op.parameters.map((p: { name: string }) => p.name), path).toContain('If-None-Match')
+      expect(op.parameters!.map((p: { name: string }) => p.name), path).toContain('If-None-Match')
       expect(op.responses['412'], path).toBeUndefined()
     }
   })
@@ -371,7 +372,7 @@ describe.each(backends)('If-Match and If-Unmodified-Since on %s', (_name, open) 
       ['/categories', { name: 'Plain Category' }],
       ['/tags', { name: 'Plain Tag' }],
     ] as const) {
-      const created = await server.request('POST', path, { token: alice, body })
+      const created = await server.request<{ id: number }>('POST', path, { token: alice, body })
       expect(created.status, path).toBe(201)
       const item = `${path}/${created.body.id}`
       expect(created.headers.get('etag'), path).toBe(await tagOf(item, alice))
@@ -406,8 +407,8 @@ describe.each(compatBackends)('conditional writes under concurrency and on the c
 
   it('deletes a category and its child at once, both conditional, without a deadlock (tree lock before row lock)', async () => {
     for (let round = 0; round < 8; round++) {
-      const parent = await server.request('POST', '/categories', { token: admin, body: { name: `Parent ${round}` } })
-      const child = await server.request('POST', '/categories', { token: admin, body: { name: `Child ${round}`, parent: parent.body.id } })
+      const parent = await server.request<{ id: number }>('POST', '/categories', { token: admin, body: { name: `Parent ${round}` } })
+      const child = await server.request<{ id: number }>('POST', '/categories', { token: admin, body: { name: `Child ${round}`, parent: parent.body.id } })
       const [parentPath, childPath] = [`/categories/${parent.body.id}`, `/categories/${child.body.id}`]
       const [parentTag, childTag] = [parent.headers.get('etag')!, child.headers.get('etag')!]
       const answers = await Promise.all([
