@@ -1,8 +1,9 @@
 import ICAL from 'ical.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventList, RootDescriptor } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
+import type { Document } from '../../../../test-support/openapi.js'
 
 // Private feed keys and polling of the iCalendar routes (issue 20 items 3 and 4).
 
@@ -47,7 +48,7 @@ describe('private feed keys', () => {
     expect(summaries(anonymous.text)).toEqual(['Public concert'])
     const keyed = await get(`/events/ical?key=${key}`)
     expect(keyed.status).toBe(200)
-    const list = await server.request('GET', '/events', { token: authorToken })
+    const list = await server.request<EventList>('GET', '/events', { token: authorToken })
     expect(summaries(keyed.text)).toEqual(list.body.events.map((e: { title: string }) => e.title))
     expect(summaries(keyed.text)).toEqual(['Public concert', 'Ann draft'])
     // Another author's key does not show Ann's draft.
@@ -63,21 +64,21 @@ describe('private feed keys', () => {
   })
 
   it('answers an unknown, malformed or revoked key with the same 401, and a key with a bearer token as a 400', async () => {
-    const unknown = await server.request('GET', `/events/ical?key=calfeed_0123456789_${'A'.repeat(43)}`)
-    const malformed = await server.request('GET', '/events/ical?key=nonsense')
+    const unknown = await server.request<ErrorBody>('GET', `/events/ical?key=calfeed_0123456789_${'A'.repeat(43)}`)
+    const malformed = await server.request<ErrorBody>('GET', '/events/ical?key=nonsense')
     const spare = (await calendar.feedKeys.create({ login: 'ann', name: 'spare' })).key
     expect((await get(`/events/ical?key=${spare}`)).status).toBe(200)
     expect(await calendar.feedKeys.revoke(spare)).toBe(true)
     expect(await calendar.feedKeys.revoke(spare)).toBe(false)
-    const revoked = await server.request('GET', `/events/ical?key=${spare}`)
+    const revoked = await server.request<ErrorBody>('GET', `/events/ical?key=${spare}`)
     for (const res of [unknown, malformed, revoked]) {
       expect(res.status).toBe(401)
       expect(res.body.code).toBe('rest_invalid_token')
       expect(res.body).toEqual(unknown.body)
       expect(JSON.stringify(res.body)).not.toContain('Ann draft')
     }
-    const both = await server.request('GET', `/events/ical?key=${key}`, { token: authorToken })
-    expect([both.status, Object.keys(both.body.data.params)]).toEqual([400, ['key']])
+    const both = await server.request<ErrorBody>('GET', `/events/ical?key=${key}`, { token: authorToken })
+    expect([both.status, Object.keys(both.body.data.params!)]).toEqual([400, ['key']])
     const listed = await calendar.feedKeys.list('ann')
     expect(listed.map((k) => [k.name, k.revokedUtc !== null])).toEqual([
       ['spare', true],
@@ -88,15 +89,15 @@ describe('private feed keys', () => {
 
   it('is no credential anywhere else: as a bearer token, on a read or on a write it is the unknown token’s 401, and nothing is written', async () => {
     const before = (await calendar.events.list({ per_page: 50, status: 'publish,draft' })).events.length
-    const asBearer = await server.request('POST', '/events', { token: key, body: { title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
+    const asBearer = await server.request<ErrorBody>('POST', '/events', { token: key, body: { title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
     expect([asBearer.status, asBearer.body.code]).toEqual([401, 'rest_invalid_token'])
-    const onWrite = await server.request('POST', `/events?key=${key}`, { body: { title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
+    const onWrite = await server.request<ErrorBody>('POST', `/events?key=${key}`, { body: { title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
     expect([onWrite.status, onWrite.body.code]).toEqual([401, 'rest_invalid_token'])
-    const inBody = await server.request('POST', '/events', { body: { key, title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
+    const inBody = await server.request<ErrorBody>('POST', '/events', { body: { key, title: 'Sneaky', start_date: '2026-05-01 10:00:00', end_date: '2026-05-01 11:00:00' } })
     expect([inBody.status, inBody.body.code]).toEqual([401, 'rest_invalid_token'])
-    const onDelete = await server.request('DELETE', `/events/${draftId}?key=${key}`)
+    const onDelete = await server.request<ErrorBody>('DELETE', `/events/${draftId}?key=${key}`)
     expect([onDelete.status, onDelete.body.code]).toEqual([401, 'rest_invalid_token'])
-    const onList = await server.request('GET', `/events?key=${key}`)
+    const onList = await server.request<ErrorBody>('GET', `/events?key=${key}`)
     expect([onList.status, onList.body.code]).toEqual([401, 'rest_invalid_token'])
     const onJsonRead = await server.request('GET', `/events/${draftId}?key=${key}`)
     expect(onJsonRead.status).toBe(401)
@@ -107,18 +108,18 @@ describe('private feed keys', () => {
   })
 
   it('is described in the OpenAPI document and the root descriptor of the feed routes', async () => {
-    const doc = (await server.request('GET', '/doc')).body
+    const doc = (await server.request<Document>('GET', '/doc')).body
     for (const path of ['/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical']) {
-      const names = doc.paths[path].get.parameters.map((p: { name: string }) => p.name)
+      const names = doc.paths[path]!.get!.parameters!.map((p: { name: string }) => p.name)
       expect(names, path).toContain('key')
-      expect(Object.keys(doc.paths[path].get.responses), path).toEqual(expect.arrayContaining(['200', '304']))
-      expect(Object.keys(doc.paths[path].get.responses['200'].headers ?? {}), path).toEqual(expect.arrayContaining(['ETag', 'Last-Modified']))
+      expect(Object.keys(doc.paths[path]!.get!.responses), path).toEqual(expect.arrayContaining(['200', '304']))
+      expect(Object.keys(doc.paths[path]!.get!.responses['200']!.headers ?? {}), path).toEqual(expect.arrayContaining(['ETag', 'Last-Modified']))
     }
-    expect(doc.paths['/events'].get.parameters.map((p: { name: string }) => p.name)).not.toContain('key')
-    const root = await server.request('GET', '')
-    expect(root.body.routes['/cal/events/v1/events/ical'].endpoints[0].args).toHaveProperty('key')
+    expect(doc.paths['/events']!.get!.parameters!.map((p: { name: string }) => p.name)).not.toContain('key')
+    const root = await server.request<RootDescriptor>('GET', '')
+    expect(root.body.routes['/cal/events/v1/events/ical']!.endpoints[0]!.args).toHaveProperty('key')
     // The list's sync walk is not a feed parameter: apps poll with If-None-Match.
-    for (const name of ['sync', 'sync_token', 'sync_page', 'page', 'per_page']) expect(root.body.routes['/cal/events/v1/events/ical'].endpoints[0].args).not.toHaveProperty(name)
+    for (const name of ['sync', 'sync_token', 'sync_page', 'page', 'per_page']) expect(root.body.routes['/cal/events/v1/events/ical']!.endpoints[0]!.args).not.toHaveProperty(name)
   })
 })
 

@@ -1,9 +1,10 @@
 import ICAL from 'ical.js'
 import nodeIcal, { type VEvent } from 'node-ical'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventList, EventResource, RootDescriptor } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
+import type { Document } from '../../../../test-support/openapi.js'
 import { watchLoopHold } from '../../../../test-support/cpu-clock.js'
 
 const NOW = new Date('2026-03-01T12:00:00Z')
@@ -157,7 +158,7 @@ describe('iCalendar feeds over HTTP', () => {
 
   it('holds exactly what the JSON list shows for the same filters and caller, with stable UIDs', async () => {
     for (const query of ['', '?start_date=2000-01-01&end_date=2030-12-31', '?categories=jazz-blues-and-more', '?search=whole', '?status=publish,draft']) {
-      const list = await server.request('GET', `/events${query}${query ? '&' : '?'}per_page=50`, { token: query.includes('draft') ? admin : undefined })
+      const list = await server.request<EventList>('GET', `/events${query}${query ? '&' : '?'}per_page=50`, { token: query.includes('draft') ? admin : undefined })
       expect(list.status).toBe(200)
       const res = await feed(query, query.includes('draft') ? admin : undefined)
       const uids = parseIcalJs(res.text).events.map((e) => e.uid)
@@ -178,7 +179,7 @@ describe('iCalendar feeds over HTTP', () => {
     const events = parseIcalJs(text).events
     const nodeEvents = parseNodeIcal(text)
     for (const key of ['berlin', 'newyork', 'utc', 'old', 'long']) {
-      const json = (await server.request('GET', `/events/${ids[key]}`)).body
+      const json = (await server.request<EventResource>('GET', `/events/${ids[key]}`)).body
       const parsed = events.find((e) => e.uid === `event-${ids[key]}@cal.example.org`)!
       expect([parsed.startUtc, parsed.endUtc], key).toEqual([json.utc_start_date, json.utc_end_date])
       const other = nodeEvents.find((e) => e.uid === parsed.uid)!
@@ -292,17 +293,17 @@ describe('iCalendar feeds over HTTP', () => {
   })
 
   it('is listed in the root descriptor and the OpenAPI document as text/calendar', async () => {
-    const root = await server.request('GET', '')
+    const root = await server.request<RootDescriptor>('GET', '')
     const ns = '/cal/events/v1'
-    expect(root.body.routes[`${ns}/events/ical`].endpoints[0].args).toHaveProperty('categories')
-    expect(root.body.routes[`${ns}/events/ical`].endpoints[0].args).not.toHaveProperty('per_page')
+    expect(root.body.routes[`${ns}/events/ical`]!.endpoints[0]!.args).toHaveProperty('categories')
+    expect(root.body.routes[`${ns}/events/ical`]!.endpoints[0]!.args).not.toHaveProperty('per_page')
     // The server's mount (none; `/calendars/main` in project http-multi) is in the link.
     const mount = new URL(server.base).pathname.slice(0, -ns.length)
-    expect(root.body.routes[`${ns}/events/ical`]._links.self[0].href).toBe(`https://cal.example.org${mount}${ns}/events/ical`)
-    expect(root.body.routes[`${ns}/events/(?P<id>\\d+)/ical`].methods).toEqual(['GET'])
-    const doc = (await server.request('GET', '/doc')).body
+    expect(root.body.routes[`${ns}/events/ical`]!._links!.self[0]!.href).toBe(`https://cal.example.org${mount}${ns}/events/ical`)
+    expect(root.body.routes[`${ns}/events/(?P<id>\\d+)/ical`]!.methods).toEqual(['GET'])
+    const doc = (await server.request<Document>('GET', '/doc')).body
     for (const path of ['/events/ical', '/events/{id}/ical', '/events/by-slug/{slug}/ical']) {
-      expect(Object.keys(doc.paths[path].get.responses['200'].content), path).toEqual([ICAL_TYPE])
+      expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual([ICAL_TYPE])
     }
   })
 })

@@ -1,9 +1,9 @@
 import ICAL from 'ical.js'
 import nodeIcal, { type VEvent } from 'node-ical'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventList, EventResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 const WEEKLY = {
@@ -30,21 +30,21 @@ describe('the recurrence field of events (extension, issue 19 groundwork)', () =
   const count = async () => (await calendar.events.list({ start_date: '2000-01-01', end_date: '2100-01-01', status: 'publish,draft,pending,private,future', per_page: 1 })).total
 
   it('accepts, normalises, stores and returns the lines; single events do not carry the field', async () => {
-    const created = await server.request('POST', '/events', {
+    const created = await server.request<EventResource>('POST', '/events', {
       token: admin,
       body: { ...WEEKLY, recurrence: [' rrule:freq=weekly;byday=tu;count=10 ', 'EXDATE;TZID=Europe/Berlin:20270330T100000'] },
     })
     expect(created.status).toBe(201)
     expect(created.body.recurrence).toEqual(['RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10', 'EXDATE;TZID=Europe/Berlin:20270330T100000'])
-    expect((await server.request('GET', `/events/${created.body.id}`)).body.recurrence).toEqual(created.body.recurrence)
-    const single = await server.request('POST', '/events', { token: admin, body: { ...WEEKLY, title: 'Once' } })
+    expect((await server.request<EventResource>('GET', `/events/${created.body.id}`)).body.recurrence).toEqual(created.body.recurrence)
+    const single = await server.request<EventResource>('POST', '/events', { token: admin, body: { ...WEEKLY, title: 'Once' } })
     expect(single.body).not.toHaveProperty('recurrence')
-    const list = await server.request('GET', '/events?start_date=2027-03-01&end_date=2027-03-31')
+    const list = await server.request<EventList>('GET', '/events?start_date=2027-03-01&end_date=2027-03-31')
     expect(list.body.events.find((e: { id: number }) => e.id === single.body.id)).not.toHaveProperty('recurrence')
     // null (or []) makes it a single event again.
     const cleared = await server.request('POST', `/events/${created.body.id}`, { token: admin, body: { recurrence: null } })
     expect(cleared.body).not.toHaveProperty('recurrence')
-    const again = await server.request('POST', `/events/${created.body.id}`, { token: admin, body: { recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] } })
+    const again = await server.request<EventResource>('POST', `/events/${created.body.id}`, { token: admin, body: { recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] } })
     expect(again.body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=3'])
     expect((await server.request('POST', `/events/${created.body.id}`, { token: admin, body: { recurrence: [] } })).body).not.toHaveProperty('recurrence')
   })
@@ -62,17 +62,17 @@ describe('the recurrence field of events (extension, issue 19 groundwork)', () =
       [[42], /array/],
     ]
     for (const [recurrence, reason] of cases) {
-      const res = await server.request('POST', '/events', { token: admin, body: { ...WEEKLY, recurrence } })
+      const res = await server.request<ErrorBody>('POST', '/events', { token: admin, body: { ...WEEKLY, recurrence } })
       expect(res.status, JSON.stringify(recurrence)).toBe(400)
       expect(res.body.code).toBe('rest_invalid_param')
-      expect(Object.keys(res.body.data.params)).toEqual(['recurrence'])
-      expect(res.body.data.params.recurrence, JSON.stringify(recurrence)).toMatch(reason)
+      expect(Object.keys(res.body.data.params!)).toEqual(['recurrence'])
+      expect(res.body.data.params!.recurrence, JSON.stringify(recurrence)).toMatch(reason)
     }
     expect(await count()).toBe(before)
     // Moving a series' start past its UNTIL is refused on the recurrence, and changes nothing.
     const series = await calendar.events.create({ ...WEEKLY, recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20270601T000000Z'] })
-    const moved = await server.request('POST', `/events/${series.id}`, { token: admin, body: { start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' } })
-    expect([moved.status, Object.keys(moved.body.data.params)]).toEqual([400, ['recurrence']])
+    const moved = await server.request<ErrorBody>('POST', `/events/${series.id}`, { token: admin, body: { start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' } })
+    expect([moved.status, Object.keys(moved.body.data.params!)]).toEqual([400, ['recurrence']])
     expect((await calendar.events.get(series.id)).start_date).toBe('2027-03-16 10:00:00')
   })
 

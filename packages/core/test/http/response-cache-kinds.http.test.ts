@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type CategoryList, type EventResource, type TermResource } from '@cal-events/core'
 import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type TestServer, venueOf } from '../../../../test-support/http.js'
 
 // Issue 30 item 1: operations declare what they read (`OperationPolicy.reads`), and the hot-read
 // cache keeps an answer across changes of anything else: the change check names the kinds of
@@ -22,9 +22,9 @@ describe('hot-read cache by kind of change', () => {
   const common = { now: () => START, publicBaseUrl: 'http://cal.test' }
 
   /** A GET with the number of statements that read data for it (0: served from the cache). */
-  async function read(path: string) {
+  async function read<B = unknown>(path: string) {
     const before = reads
-    const res = await server.request('GET', path)
+    const res = await server.request<B>('GET', path)
     return { ...res, statements: reads - before }
   }
 
@@ -42,9 +42,9 @@ describe('hot-read cache by kind of change', () => {
     server = await startServer(calendar)
     uncached = await startServer(uncachedCalendar)
     admin = (await calendar.tokens.create({ role: 'administrator', login: 'admin' })).token
-    const category = await server.request('POST', '/categories', { token: admin, body: { name: 'Music' } })
-    const tag = await server.request('POST', '/tags', { token: admin, body: { name: 'Jazz' } })
-    const created = await server.request('POST', '/events', {
+    const category = await server.request<TermResource>('POST', '/categories', { token: admin, body: { name: 'Music' } })
+    const tag = await server.request<TermResource>('POST', '/tags', { token: admin, body: { name: 'Jazz' } })
+    const created = await server.request<EventResource>('POST', '/events', {
       token: admin,
       body: {
         title: 'Kept Concert',
@@ -60,8 +60,8 @@ describe('hot-read cache by kind of change', () => {
     expect(created.status).toBe(201)
     Object.assign(ids, {
       event: created.body.id,
-      venue: created.body.venue.id,
-      organizer: created.body.organizer[0].id,
+      venue: venueOf(created.body)?.id,
+      organizer: created.body.organizer[0]!.id,
       category: category.body.id,
       tag: tag.body.id,
     })
@@ -93,14 +93,14 @@ describe('hot-read cache by kind of change', () => {
     const renamed = await server.request('POST', `/venues/${ids.venue}`, { token: admin, body: { venue: 'New Hall' } })
     expect(renamed.status).toBe(200)
     expect((await read(categories)).statements).toBe(0)
-    const event = await read(`/events/${ids.event}`)
+    const event = await read<EventResource>(`/events/${ids.event}`)
     expect(event.statements).toBeGreaterThan(0)
-    expect(event.body.venue.venue).toBe('New Hall')
+    expect(venueOf(event.body)?.venue).toBe('New Hall')
     // A draft's category counts nothing, and one only drafts carry is not shown: the change reaches the kept list.
-    expect((await read(categories)).body.categories[0].count).toBe(1)
+    expect((await read<CategoryList>(categories)).body.categories[0]!.count).toBe(1)
     await warm(categories)
     expect((await server.request('POST', `/events/${ids.event}`, { token: admin, body: { status: 'draft' } })).status).toBe(200)
-    const list = await read(categories)
+    const list = await read<CategoryList>(categories)
     expect(list.statements).toBeGreaterThan(0)
     expect(list.body.categories).toEqual([])
     expect((await server.request('POST', `/events/${ids.event}`, { token: admin, body: { status: 'publish' } })).status).toBe(200)

@@ -2,9 +2,9 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { createCalendar, type Calendar, type CalendarOptions } from '@cal-events/core'
+import { createCalendar, type Calendar, type CalendarOptions, type EventList, type EventResource, type VenueResource } from '@cal-events/core'
 import { freshCalendar, querySql, workerCalendarDatabase, workerDatabaseUrl } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type TestServer, venueOf } from '../../../../test-support/http.js'
 
 // Issue 18 item 4: anonymous reads kept in memory and served again while the change log shows no
 // write since they were read (docs/response-cache.md). A kept answer costs exactly one statement.
@@ -64,17 +64,17 @@ describe.each([
   const common = { now: () => clock, publicBaseUrl: 'http://cal.test' }
 
   /** A GET with the number of statements that read data for it (0: served from the cache). */
-  async function read(path: string, init: { token?: string; headers?: Record<string, string> } = {}) {
+  async function read<B = unknown>(path: string, init: { token?: string; headers?: Record<string, string> } = {}) {
     const before = reads
-    const res = await server.request('GET', path, init)
+    const res = await server.request<B>('GET', path, init)
     return { ...res, statements: reads - before }
   }
 
   /** Reads `path` until it is kept (its second read keeps it), then checks it is served without reading data. */
-  async function warm(path: string) {
+  async function warm<B = unknown>(path: string) {
     await read(path)
     await read(path)
-    const hit = await read(path)
+    const hit = await read<B>(path)
     expect(hit.statements).toBe(0)
     return hit
   }
@@ -88,7 +88,7 @@ describe.each([
     server = await startServer(calendar)
     if (uncachedCalendar) uncached = await startServer(uncachedCalendar)
     admin = (await calendar.tokens.create({ role: 'administrator', login: 'admin' })).token
-    const created = await server.request('POST', '/events', { token: admin, body: event('Cached Concert', { venue: { venue: 'Old Hall' } }) })
+    const created = await server.request<EventResource>('POST', '/events', { token: admin, body: event('Cached Concert', { venue: { venue: 'Old Hall' } }) })
     expect(created.status).toBe(201)
     eventId = created.body.id
   })
@@ -141,22 +141,22 @@ describe.each([
     await warm(`/events/${eventId}`)
     const updated = await server.request('POST', `/events/${eventId}`, { token: admin, body: { title: 'Renamed Concert' } })
     expect(updated.status).toBe(200)
-    expect((await read('/events')).body.events[0].title).toBe('Renamed Concert')
-    expect((await read(`/events/${eventId}`)).body.title).toBe('Renamed Concert')
+    expect((await read<EventList>('/events')).body.events[0]!.title).toBe('Renamed Concert')
+    expect((await read<EventResource>(`/events/${eventId}`)).body.title).toBe('Renamed Concert')
   })
 
   it('shows a write by raw SQL, past the API, on the next read', async () => {
     await warm('/events')
     await warm(`/events/${eventId}`)
-    const venue = (await read(`/events/${eventId}`)).body.venue.id
+    const venue = venueOf((await read<EventResource>(`/events/${eventId}`)).body)?.id
     await warm(`/venues/${venue}`)
     await backend.sql(`update events set title = 'Raw Concert' where id = ${eventId}`)
-    expect((await read('/events')).body.events[0].title).toBe('Raw Concert')
-    expect((await read(`/events/${eventId}`)).body.title).toBe('Raw Concert')
+    expect((await read<EventList>('/events')).body.events[0]!.title).toBe('Raw Concert')
+    expect((await read<EventResource>(`/events/${eventId}`)).body.title).toBe('Raw Concert')
     // An embedded venue renamed past the API: the event that shows it changes too.
     await backend.sql(`update venues set title = 'Raw Hall' where id = ${venue}`)
-    expect((await read(`/events/${eventId}`)).body.venue.venue).toBe('Raw Hall')
-    expect((await read(`/venues/${venue}`)).body.venue).toBe('Raw Hall')
+    expect(venueOf((await read<EventResource>(`/events/${eventId}`)).body)?.venue).toBe('Raw Hall')
+    expect((await read<VenueResource>(`/venues/${venue}`)).body.venue).toBe('Raw Hall')
   })
 
   it('shows each write to every reader that starts after it, with many reading at once', async () => {
@@ -179,26 +179,26 @@ describe.each([
       written = true
       await Promise.all(readers)
       expect(stale).toEqual([])
-      expect((await read(path)).body.title).toBe(`Busy ${i}`)
+      expect((await read<EventResource>(path)).body.title).toBe(`Busy ${i}`)
     }
   })
 
   it('never serves token callers from the cache, nor keeps their answers for anonymous readers', async () => {
-    const draft = await server.request('POST', '/events', { token: admin, body: event('Draft Gig', { status: 'draft' }) })
+    const draft = await server.request<EventResource>('POST', '/events', { token: admin, body: event('Draft Gig', { status: 'draft' }) })
     expect(draft.status).toBe(201)
     // Editors see drafts in the default list; anonymous readers do not.
     const path = '/events'
-    const anonymous = await warm(path)
+    const anonymous = await warm<EventList>(path)
     expect(anonymous.body.events.map((e: { title: string }) => e.title)).not.toContain('Draft Gig')
     for (let i = 0; i < 3; i++) {
-      const editor = await read(path, { token: admin })
+      const editor = await read<EventList>(path, { token: admin })
       expect(editor.statements).toBeGreaterThan(0)
       expect(editor.body.events.map((e: { title: string }) => e.title)).toContain('Draft Gig')
     }
     // An editor's answer of a URL never read anonymously is not kept for anonymous readers.
     const editorOnly = `/events?per_page=7`
     for (let i = 0; i < 3; i++) expect((await read(editorOnly, { token: admin })).statements).toBeGreaterThan(0)
-    const first = await read(editorOnly)
+    const first = await read<EventList>(editorOnly)
     expect(first.statements).toBeGreaterThan(0)
     expect(first.body.events.map((e: { title: string }) => e.title)).not.toContain('Draft Gig')
     await server.request('DELETE', `/events/${draft.body.id}?force=true`, { token: admin })

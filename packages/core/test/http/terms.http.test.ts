@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, CategoryList, TermResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
@@ -23,7 +23,7 @@ describe('categories and tags over HTTP', () => {
   })
 
   it('creates a category: 201, the Term and a Location header', async () => {
-    const res = await server.request('POST', '/categories', {
+    const res = await server.request<TermResource>('POST', '/categories', {
       token: author,
       body: { name: 'Sample Category', description: 'Cat desc', slug: 'sample-category' },
     })
@@ -53,7 +53,7 @@ describe('categories and tags over HTTP', () => {
     expect(forbidden).toMatchObject({ status: 403, body: { code: 'rest_forbidden', message: expect.any(String), data: { status: 403 } } })
     const anonymous = await server.request('POST', '/categories', { body: { name: 'Anon' } })
     expect(anonymous).toMatchObject({ status: 401, body: { code: 'rest_forbidden', data: { status: 401 } } })
-    const created = await server.request('POST', '/tags', {
+    const created = await server.request<TermResource>('POST', '/tags', {
       token: admin,
       raw: 'name=Sample+Tag&description=Tag+desc',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -67,16 +67,16 @@ describe('categories and tags over HTTP', () => {
   it('lists with the envelope, X-Cal headers and following next/previous URLs', async () => {
     const ids: number[] = []
     for (const name of ['Listed A', 'Listed B', 'Listed C']) {
-      ids.push((await server.request('POST', '/categories', { token: admin, body: { name } })).body.id)
+      ids.push((await server.request<TermResource>('POST', '/categories', { token: admin, body: { name } })).body.id)
     }
-    const first = await server.request('GET', '/categories?per_page=2&hide_empty=false&search=listed')
+    const first = await server.request<CategoryList>('GET', '/categories?per_page=2&hide_empty=false&search=listed')
     expect(first.status).toBe(200)
     expect(first.headers.get('x-cal-total')).toBe('3')
     expect(first.headers.get('x-cal-totalpages')).toBe('2')
     expect(Object.keys(first.body)).toEqual(['rest_url', 'total', 'total_pages', 'categories', 'next_rest_url'])
     expect(first.body.rest_url).toBe(`${server.base}/categories/?page=1&per_page=2&hide_empty=false&search=listed`)
     expect(first.body.categories.map((c: { id: number }) => c.id)).toEqual(ids.slice(0, 2))
-    const second = await server.request('GET', first.body.next_rest_url.slice(server.base.length))
+    const second = await server.request<CategoryList>('GET', first.body.next_rest_url!.slice(server.base.length))
     expect(second.status).toBe(200)
     expect(second.body.categories.map((c: { id: number }) => c.id)).toEqual([ids[2]])
     expect(second.body.previous_rest_url).toBe(`${server.base}/categories/?per_page=2&hide_empty=false&search=listed`)
@@ -103,16 +103,16 @@ describe('categories and tags over HTTP', () => {
     expect(missing).toMatchObject({ status: 400, body: { code: 'rest_missing_callback_param', data: { status: 400, params: ['name'] } } })
     const parent = await server.request('POST', '/tags', { token: admin, body: { name: 'Child tag', parent: 1 } })
     expect(parent).toMatchObject({ status: 400, body: { code: 'rest_taxonomy_not_hierarchical', data: { status: 400 } } })
-    const first = await server.request('POST', '/categories', { token: admin, body: { name: 'Clash' } })
+    const first = await server.request<TermResource>('POST', '/categories', { token: admin, body: { name: 'Clash' } })
     const clash = await server.request('POST', '/categories', { token: admin, body: { name: 'clash' } })
     expect(clash).toMatchObject({ status: 400, body: { code: 'term_exists', data: { status: 400, term_id: first.body.id } } })
-    const other = await server.request('POST', '/categories', { token: admin, body: { name: 'Other' } })
+    const other = await server.request<TermResource>('POST', '/categories', { token: admin, body: { name: 'Other' } })
     const dup = await server.request('PATCH', `/categories/${other.body.id}`, { token: admin, body: { slug: 'clash' } })
     expect(dup).toMatchObject({ status: 400, body: { code: 'duplicate_term_slug', data: { status: 400 } } })
   })
 
   it('updates with POST, PUT and PATCH and deletes for good', async () => {
-    const made = (await server.request('POST', '/tags', { token: admin, body: { name: 'Methods' } })).body
+    const made = (await server.request<TermResource>('POST', '/tags', { token: admin, body: { name: 'Methods' } })).body
     for (const [method, name] of [['POST', 'Via post'], ['PUT', 'Via put'], ['PATCH', 'Via patch']] as const) {
       const res = await server.request(method, `/tags/${made.id}`, { token: admin, body: { name } })
       expect(res).toMatchObject({ status: 200, body: { id: made.id, name, slug: 'methods' } })

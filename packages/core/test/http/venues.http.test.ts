@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventResource, VenueList, VenueResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
 import { SAMPLE_HALL } from '../../../../test-support/fixtures.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -24,7 +24,7 @@ describe('venues over HTTP', () => {
   })
 
   it('creates (201) the sample venue and reads it by id and slug with json_ld', async () => {
-    const created = await server.request('POST', '/venues', { token: admin, body: SAMPLE_HALL })
+    const created = await server.request<VenueResource>('POST', '/venues', { token: admin, body: SAMPLE_HALL })
     expect(created.status).toBe(201)
     expect(created.headers.get('content-type')).toBe('application/json; charset=UTF-8')
     expect(created.headers.get('x-cal-total')).toBeNull()
@@ -42,7 +42,7 @@ describe('venues over HTTP', () => {
       global_id: `${origin.replace(/^http:\/\/|:\d+/g, '')}?id=${hallId}`,
     })
     expect(created.body).not.toHaveProperty('json_ld')
-    const read = await server.request('GET', `/venues/${hallId}`)
+    const read = await server.request<VenueResource>('GET', `/venues/${hallId}`)
     expect(read.status).toBe(200)
     expect(read.body.json_ld).toMatchObject({ '@type': 'Place', name: 'Sample Hall' })
     const bySlug = await server.request('GET', '/venues/by-slug/sample-hall')
@@ -56,15 +56,15 @@ describe('venues over HTTP', () => {
     for (const name of ['Second Venue', 'Third Venue']) {
       expect((await server.request('POST', '/venues', { token: admin, body: { venue: name } })).status).toBe(201)
     }
-    const list = await server.request('GET', '/venues?per_page=2')
+    const list = await server.request<VenueList>('GET', '/venues?per_page=2')
     expect(list.status).toBe(200)
     expect(list.headers.get('x-cal-total')).toBe('3')
     expect(list.headers.get('x-cal-totalpages')).toBe('2')
     expect(Object.keys(list.body)).toEqual(['venues', 'rest_url', 'next_rest_url', 'total', 'total_pages'])
     expect(list.body).toMatchObject({ total: 3, total_pages: 2, rest_url: `${server.base}/venues/?page=1&per_page=2` })
-    const next = await server.request('GET', list.body.next_rest_url.slice(server.base.length))
+    const next = await server.request<VenueList>('GET', list.body.next_rest_url!.slice(server.base.length))
     expect(next.status).toBe(200)
-    expect(next.body.venues.map((v: { venue: string }) => v.venue)).toEqual(['Sample Hall'])
+    expect(next.body.venues.map((v) => v.venue)).toEqual(['Sample Hall'])
     expect(next.body.previous_rest_url).toBe(`${server.base}/venues/?per_page=2`)
     const empty = await server.request('GET', '/venues?search=nothing%20here')
     expect(empty.status).toBe(200)
@@ -109,11 +109,11 @@ describe('venues over HTTP', () => {
     const forbidden = await server.request('DELETE', `/venues/${hallId}`, { token: contributor })
     expect(forbidden.status).toBe(403)
     expect(forbidden.body).toMatchObject({ code: 'rest_forbidden', data: { status: 403 } })
-    const unknown = await server.request('DELETE', '/venues/999999')
+    const unknown = await server.request<ErrorBody>('DELETE', '/venues/999999')
     expect(unknown.status).toBe(400)
     expect(unknown.body.code).toBe('rest_invalid_param')
 
-    const event = await server.request('POST', '/events', {
+    const event = await server.request<EventResource>('POST', '/events', {
       token: admin,
       body: { title: 'At the hall', start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 11:00:00', venue: hallId },
     })
@@ -121,18 +121,18 @@ describe('venues over HTTP', () => {
     const deleted = await server.request('DELETE', `/venues/${hallId}`, { token: admin })
     expect(deleted.status).toBe(200)
     expect(deleted.body).toMatchObject({ id: hallId, status: 'trash', slug: 'sample-hall__trashed' })
-    expect((await server.request('GET', `/events/${event.body.id}`)).body.venue).toEqual([])
+    expect((await server.request<EventResource>('GET', `/events/${event.body.id}`)).body.venue).toEqual([])
     const again = await server.request('DELETE', `/venues/${hallId}`, { token: admin })
     expect(again.status).toBe(410)
     expect(again.body).toEqual({ code: 'venue-is-in-trash', message: expect.any(String), data: { status: 410 } })
     const anonRead = await server.request('GET', `/venues/${hallId}`)
     expect(anonRead.status).toBe(403)
     expect(anonRead.body).toEqual({ code: 'venue-not-accessible', message: expect.any(String), data: { status: 403 } })
-    expect((await server.request('GET', `/venues/${hallId}`, { token: admin })).body.status).toBe('trash')
+    expect((await server.request<VenueResource>('GET', `/venues/${hallId}`, { token: admin })).body.status).toBe('trash')
   })
 
   it('updates with POST, PUT and PATCH by id and by slug, from JSON and form bodies', async () => {
-    const created = await server.request('POST', '/venues', { token: admin, body: { venue: 'Update Me', city: 'Leeds' } })
+    const created = await server.request<VenueResource>('POST', '/venues', { token: admin, body: { venue: 'Update Me', city: 'Leeds' } })
     const id = created.body.id
     const put = await server.request('PUT', `/venues/${id}`, { token: admin, body: { zip: 'LS1' } })
     expect(put.status).toBe(200)
