@@ -22,13 +22,12 @@ import { insertEventRows, type NewEventRow } from './event-store.js'
 import { serializeEvent, type EventRow } from './event.serializer.js'
 import { applyEventWrite, draftEventWrite, plannedAuthors, verifyEventPlan, type EventInput, type EventWritePlan } from './event-write.js'
 
-// `calendar.events.import()` (issue 33 item 2): event inputs written in batches, each batch in one
-// transaction by multi-row statements: the batch's existence checks and its events found again by
-// origin id in one statement each, the new events with their organizer and term links in one
-// statement (`insertEventRows`), the occurrences of all its series in one (`materialiseNewSeries`,
-// from the expansion the rule's check made). Every rule of a single create holds (the same plan, permission checks, slug
-// rules, de-duplicated venues, organizers and terms, occurrences, change log and counts by the
-// same triggers). An item the calendar refuses is reported and the rest of its batch goes on.
+// `calendar.events.import()` (issue 33 item 2): batches, each in one transaction by multi-row
+// statements: existence checks and events by origin id one statement each, the new events with
+// their links in one (`insertEventRows`), the occurrences of its series in one (from the rule
+// check's expansion). Every rule of a single create holds (plan, permissions, slugs, de-duplicated
+// venues, organizers and terms, occurrences, change log and counts by the same triggers). An
+// item the calendar refuses is reported and the rest of its batch goes on.
 
 /** What an import did so far. */
 export interface ImportProgress {
@@ -217,8 +216,7 @@ async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchO
       fail(summary, item, err)
     }
   }
-  // The batch's origin ids were asked above: their holders answer the drafts' origin checks,
-  // which are not asked again.
+  // The batch's origin ids were asked above: their holders answer the drafts' origin checks.
   const asked = needs.origins.get(ctx.language)
   for (const uid of uids) asked?.delete(uid)
   if (asked?.size === 0) needs.origins.delete(ctx.language)
@@ -253,8 +251,7 @@ async function writeChecked(ctx: CallContext, live: Item[], summary: ImportSumma
   } catch (err) {
     // The database is away: no item can be written; the caller learns it as from any call.
     if (isDatabaseUnavailable(err) || (err instanceof CalendarError && err.code === 'DATABASE_UNAVAILABLE')) throw err
-    // Something in the batch failed as a whole (rolled back): each item again on its own, so the
-    // one at fault is reported and the others land.
+    // The batch failed as a whole (rolled back): each item again alone, the one at fault reported.
     for (const item of live) {
       try {
         await writeTransaction(ctx, (trx) => applyEventWrite(trx, item.plan!, item.existing, ctx))
@@ -269,12 +266,10 @@ async function writeChecked(ctx: CallContext, live: Item[], summary: ImportSumma
 }
 
 /**
- * The events holding these origin ids, with their relations. The ids first, one index probe each
- * (a long `in` list, planned generic, scanned the table: 4 s a batch at 178,000 events; a join,
- * planned as a merge join, read the origin index from its start to the batch's last id: 57-97 ms
- * a batch at 1,000,000, growing with the table; the `limit 1` keeps the lateral probe a probe,
- * and there is at most one such event per language), then the rows of those found, usually none
- * on a first import.
+ * The events holding these origin ids, with their relations: the ids first, one index probe each
+ * (an `in` list, planned generic, scanned the table: 4 s a batch at 178,000 events; a join read
+ * the origin index up to the batch's last id, 57-97 ms a batch at 1,000,000; `limit 1` keeps the
+ * lateral a probe, an id being held once per language), then the rows of those found.
  */
 async function eventsByOrigin(ctx: CallContext, uids: string[]): Promise<EventRow[]> {
   const { rows } = await sql<{ id: number }>`select e.id from unnest(${uids}::text[]) u(uid)
@@ -374,7 +369,13 @@ async function writeBatch(
     }
     rows.push({ columns, organizers: [...new Set(organizers)], terms })
   }
-  const free = await uniqueSlugs(trx, 'events', slugged.map((columns) => columns.slug as string), language)
+  // Where this import's earlier batches left each title's suffixes (committed ones only).
+  const bases = slugged.map((columns) => columns.slug as string)
+  const carried = new Map<string, number>()
+  for (const base of bases) if (known(`slugs:${language}:${base}`) !== undefined) carried.set(base, known(`slugs:${language}:${base}`)!)
+  const advanced = new Map<string, number>()
+  const free = await uniqueSlugs(trx, 'events', bases, language, carried, advanced)
+  for (const [base, n] of advanced) pending.set(`slugs:${language}:${base}`, n)
   slugged.forEach((columns, i) => (columns.slug = free[i]))
   const inserted = await insertEventRows(trx, rows)
   const ids = new Map(inserted.map((r) => [r.origin_uid, r.id]))

@@ -55,8 +55,21 @@ export async function lockSlug(trx: Db, scope: SlugScope, base: string, language
  * `uniqueSlug` for a batch of new items of a post table (`bases` one per item, repeats allowed):
  * the bases' locks in one statement (sorted, so batches take them in one order), the slugs taken
  * in one, a free slug for each item picked here. Returns the slugs in the order of `bases`.
+ *
+ * `carried` (an import's, by base): the suffix where an earlier batch of the same import stopped
+ * for that base. Those bases are not read whole again (at batch k of an import where 500 titles
+ * repeat, the read returned 2k rows per base: 153 ms a batch after 100,000 events), only the
+ * suffixes from there on that this batch may need are probed; where the next search must go on is
+ * written to `advanced`. A slug freed below it meanwhile is not given again by this import.
  */
-export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organizers', bases: readonly string[], language: string): Promise<string[]> {
+export async function uniqueSlugs(
+  trx: Db,
+  table: 'events' | 'venues' | 'organizers',
+  bases: readonly string[],
+  language: string,
+  carried: ReadonlyMap<string, number> = new Map(),
+  advanced: Map<string, number> = new Map(),
+): Promise<string[]> {
   if (bases.length === 0) return []
   const distinct = [...new Set(bases)].sort()
   const keys = distinct.map((base) => slugLockKey(table, base, language))
@@ -66,15 +79,34 @@ export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organiz
   // few thousand index probes. A batch writer's other statements gain nothing from JIT either.
   await sql`select count(pg_advisory_xact_lock(hashtext(k))), set_config('jit', 'off', true)
     from (select k from unnest(${keys}::text[]) k order by k) s`.execute(trx)
+  const wanted = new Map<string, number>()
+  for (const base of bases) wanted.set(base, (wanted.get(base) ?? 0) + 1)
+  // Per carried base, the suffixes probed: as many as it needs and two to spare for other
+  // writers' (each probe an index look-up: 10,000 a batch with 16 to spare, 50 ms).
+  const reach = new Map<string, number>()
+  const probes: string[] = []
+  for (const base of distinct) {
+    const from = carried.get(base)
+    if (from === undefined) continue
+    const to = from + wanted.get(base)! + 2
+    reach.set(base, to)
+    for (let n = from; n < to; n++) probes.push(withSuffix(base, n))
+  }
+  const whole = distinct.filter((base) => !reach.has(base))
   // `~>=~`/`~<~` compare as the pattern index orders (`events_slug_pattern`): the slugs `base-…`.
-  const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${distinct}::text[]) b(base)
+  const { rows: taken } = await sql<{ slug: string }>`select e.slug from unnest(${whole}::text[]) b(base)
       cross join lateral (select slug from ${sql.table(table)} where language = ${language}
-        and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e`.execute(trx)
+        and (slug = b.base or (slug ~>=~ (b.base || '-') and slug ~<~ (b.base || '.')))) e
+    union all select slug from ${sql.table(table)} where language = ${language} and slug = any(${probes}::text[])`.execute(trx)
   const used = new Set(taken.map((t) => t.slug))
   // Where each base's search for a free suffix goes on: every suffix below it is taken (and stays
   // taken), so a base of 10,000 items is not walked from 2 again for each of them.
   const next = new Map<string, number>()
-  return bases.map((base) => {
+  for (const base of reach.keys()) {
+    next.set(base, carried.get(base)!)
+    used.add(base)
+  }
+  const slugs = bases.map((base) => {
     let slug = base
     let n = next.get(base) ?? 2
     for (; used.has(slug); n++) slug = withSuffix(base, n)
@@ -82,6 +114,14 @@ export async function uniqueSlugs(trx: Db, table: 'events' | 'venues' | 'organiz
     used.add(slug)
     return slug
   })
+  // Past the probes (other writers took them meanwhile): those bases read whole instead.
+  const short = [...reach].filter(([base, to]) => next.get(base)! > to).map(([base]) => base)
+  if (short.length > 0) {
+    const again = new Map([...carried].filter(([base]) => !short.includes(base)))
+    return uniqueSlugs(trx, table, bases, language, again, advanced)
+  }
+  for (const [base, n] of next) advanced.set(base, n)
+  return slugs
 }
 
 /**
