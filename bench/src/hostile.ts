@@ -135,7 +135,7 @@ function probe(server: RunningServer): { stop(): Promise<ProbeResult> } {
 }
 
 /** Starts the hostile mix against `server`. */
-function startMix(server: RunningServer, targets: Targets): { feedPath: string; stop(): Promise<HostileKind[]> } {
+export function startMix(server: RunningServer, targets: Targets): { feedPath: string; stop(): Promise<HostileKind[]> } {
   const ruleBody = (i: number) =>
     JSON.stringify({ title: `Hostile ${i}`, status: 'publish', start_date: '2026-06-01 10:00:00', end_date: '2026-06-01 11:00:00', recurrence: [HOSTILE_RULE] })
   const post = (token: string | undefined) => (i: number) =>
