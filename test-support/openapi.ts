@@ -11,6 +11,8 @@ export interface Schema {
   enum?: unknown[]
   const?: unknown
   anyOf?: Schema[]
+  oneOf?: Schema[]
+  allOf?: Schema[]
   description?: string
   format?: string
   pattern?: string

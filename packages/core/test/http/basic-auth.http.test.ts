@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventResource } from '@cal-events/core'
 import { freshCalendar, querySql } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
 
 // WordPress clients authenticate with HTTP Basic: `login:application-password`. Ours is
 // `login:token`, accepted wherever a Bearer token is, with the same revocation (issue 21).
@@ -26,7 +26,7 @@ describe('Basic auth (application-password style)', () => {
     await calendar?.close()
   })
 
-  const post = (authorization: string) => server.request('POST', '/events', { body: EVENT, headers: { authorization } })
+  const post = (authorization: string) => server.request<EventResource>('POST', '/events', { body: EVENT, headers: { authorization } })
 
   it('accepts login:token of the token owner, as the same principal as Bearer', async () => {
     const viaBasic = await post(basic(`ed:${editorToken}`))
@@ -35,10 +35,10 @@ describe('Basic auth (application-password style)', () => {
     expect(viaBearer.status).toBe(201)
     expect(viaBasic.body.author).toBe(viaBearer.body.author)
     // Reads see what the editor sees (a draft), not what anonymous sees (403).
-    const draft = await server.request('POST', '/events', { body: { ...EVENT, status: 'draft' }, token: editorToken })
+    const draft = await server.request<EventResource>('POST', '/events', { body: { ...EVENT, status: 'draft' }, token: editorToken })
     expect(draft.status).toBe(201)
     expect((await server.request('GET', `/events/${draft.body.id}`)).status).toBe(403)
-    const read = await server.request('GET', `/events/${draft.body.id}`, { headers: { authorization: basic(`ed:${editorToken}`) } })
+    const read = await server.request<EventResource>('GET', `/events/${draft.body.id}`, { headers: { authorization: basic(`ed:${editorToken}`) } })
     expect(read).toMatchObject({ status: 200, body: { id: draft.body.id, status: 'draft' } })
     // Scheme name is case-insensitive, as RFC 7617 says.
     expect((await post(`basic ${Buffer.from(`ed:${editorToken}`).toString('base64')}`)).status).toBe(201)
@@ -110,7 +110,7 @@ describe('failed logins are rate-limited per client (issue 28)', () => {
     await calendar?.close()
   })
 
-  const get = (authorization?: string) => server.request('GET', '/events', { headers: authorization ? { authorization } : {} })
+  const get = <B = unknown,>(authorization?: string) => server.request<B>('GET', '/events', { headers: authorization ? { authorization } : {} })
 
   it('successful logins never count; failed Basic and Bearer logins count together; then every credential is a 429 with Retry-After until the window ends', async () => {
     for (let i = 0; i < 5; i++) expect((await get(`Bearer ${token}`)).status).toBe(200)
@@ -121,7 +121,7 @@ describe('failed logins are rate-limited per client (issue 28)', () => {
     expect((await get(`Bearer ${token}`)).status).toBe(200)
     // The third failure is still answered; the window's failures are used up after it.
     expect((await get(basic(`root:${token}`))).status).toBe(401)
-    const limited = await get(`Bearer ${token}y`)
+    const limited = await get<ErrorBody>(`Bearer ${token}y`)
     expect(limited.status).toBe(429)
     expect(limited.body).toMatchObject({ code: 'rest_too_many_requests', message: expect.stringMatching(/login/), data: { status: 429, retry_after: expect.any(Number) } })
     expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.data.retry_after)
@@ -133,7 +133,7 @@ describe('failed logins are rate-limited per client (issue 28)', () => {
     expect((await get(basic(`ed:${token}`))).status).toBe(429)
     // Reading anonymously is no login.
     expect((await get()).status).toBe(200)
-    skipped += limited.body.data.retry_after * 1000
+    skipped += limited.body.data.retry_after! * 1000
     expect((await get(`Bearer ${token}`)).status).toBe(200)
     expect((await get(basic(`ed:${token}`))).status).toBe(200)
   })

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventList, EventResource } from '@cal-events/core'
 import { execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
+import type { Document, Schema } from '../../../../test-support/openapi.js'
 
 // Issue 15 item 7: caps on the lists a write can carry and on what a list embeds.
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -39,16 +40,16 @@ describe('caps on lists in writes and in list responses', () => {
       ['cost', Array.from({ length: 51 }, (_, i) => String(i))],
     ]
     for (const [field, value] of cases) {
-      const res = await server.request('POST', '/events', { token, body: { title: 'Capped', ...WHEN, [field]: value } })
+      const res = await server.request<ErrorBody>('POST', '/events', { token, body: { title: 'Capped', ...WHEN, [field]: value } })
       expect(res.status, field).toBe(400)
       expect(res.body.code).toBe('rest_invalid_param')
-      expect(res.body.data.params[field], field).toMatch(/at most/i)
+      expect(res.body.data.params![field], field).toMatch(/at most/i)
     }
     expect(await counts()).toBe(before)
   })
 
   it('accepts lists up to the caps', async () => {
-    const res = await server.request('POST', '/events', {
+    const res = await server.request<EventResource>('POST', '/events', {
       token,
       body: { title: 'Full', ...WHEN, categories: names(100, 'cat'), tags: names(100, 'tag'), organizer: names(20, 'org').map((organizer) => ({ organizer })) },
     })
@@ -59,29 +60,29 @@ describe('caps on lists in writes and in list responses', () => {
   })
 
   it('states the caps as maxItems in the OpenAPI document', async () => {
-    const doc = (await server.request('GET', '/doc')).body
-    const body = doc.components.schemas.CreateEventBody
+    const doc = (await server.request<Document>('GET', '/doc')).body
+    const body = doc.components.schemas.CreateEventBody!
     // The array form of a field, however deep the nullable/union nesting puts it.
     const arrayBranch = (name: string) => {
-      const queue = [body.properties[name]]
+      const queue: (Schema | undefined)[] = [body.properties![name]]
       while (queue.length > 0) {
-        const s = queue.shift()
+        const s = queue.shift()!
         if (s.type === 'array') return s
         queue.push(...(s.anyOf ?? []), ...(s.oneOf ?? []))
       }
       return undefined
     }
-    expect(arrayBranch('categories').maxItems).toBe(100)
-    expect(arrayBranch('tags').maxItems).toBe(100)
-    expect(arrayBranch('organizer').maxItems).toBe(20)
+    expect(arrayBranch('categories')!.maxItems).toBe(100)
+    expect(arrayBranch('tags')!.maxItems).toBe(100)
+    expect(arrayBranch('organizer')!.maxItems).toBe(20)
   })
 
   it('embeds at most 100 terms of a kind per event in a list, even for events stored before the caps', async () => {
     const event = await calendar.events.create({ title: 'Legacy', ...WHEN, status: 'publish' })
     await execSql(`insert into terms (taxonomy, name, slug, language) select 'category', 'legacy ' || i, 'legacy-' || i, '' from generate_series(1, 150) i`)
     await execSql(`insert into event_terms (event_id, term_id) select ${event.id}, id from terms where slug like 'legacy-%'`)
-    const list = (await server.request('GET', '/events?search=Legacy')).body
-    expect(list.events[0].categories).toHaveLength(100)
-    expect((await server.request('GET', `/events/${event.id}`)).body.categories).toHaveLength(150)
+    const list = (await server.request<EventList>('GET', '/events?search=Legacy')).body
+    expect(list.events[0]!.categories).toHaveLength(100)
+    expect((await server.request<EventResource>('GET', `/events/${event.id}`)).body.categories).toHaveLength(150)
   })
 })

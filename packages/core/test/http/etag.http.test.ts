@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventResource, type TermResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
-import { startServer, type TestServer } from '../../../../test-support/http.js'
+import { startServer, type TestServer, venueOf } from '../../../../test-support/http.js'
 
 // Issue 18 item 1: every GET carries a strong ETag that follows everything in the answer
 // (embedded venue, term counts, the list window) and who asks; If-None-Match answers 304.
@@ -29,17 +29,17 @@ describe.each(backends)('ETag and If-None-Match on %s', (_name, open) => {
     calendar = await open()
     server = await startServer(calendar)
     admin = (await calendar.tokens.create({ role: 'administrator', login: 'admin' })).token
-    const category = await server.request('POST', '/categories', { token: admin, body: { name: 'Music' } })
-    const tag = await server.request('POST', '/tags', { token: admin, body: { name: 'Loud' } })
-    const created = await server.request('POST', '/events', {
+    const category = await server.request<TermResource>('POST', '/categories', { token: admin, body: { name: 'Music' } })
+    const tag = await server.request<TermResource>('POST', '/tags', { token: admin, body: { name: 'Loud' } })
+    const created = await server.request<EventResource>('POST', '/events', {
       token: admin,
       body: event({ venue: { venue: 'Old Hall' }, organizer: [{ organizer: 'Ann' }], categories: [category.body.id], tags: [tag.body.id] }),
     })
     expect(created.status).toBe(201)
     ids = {
       event: created.body.id,
-      venue: created.body.venue.id,
-      organizer: created.body.organizer[0].id,
+      venue: venueOf(created.body)!.id,
+      organizer: created.body.organizer[0]!.id,
       category: category.body.id,
       tag: tag.body.id,
     }
@@ -134,7 +134,7 @@ describe.each(backends)('ETag and If-None-Match on %s', (_name, open) => {
   it('changes list and term tags when an item enters the window or a term count moves', async () => {
     const paths = ['/events', `/categories/${ids.category}`, '/categories', `/tags/${ids.tag}`, '/tags']
     const before = await Promise.all(paths.map(async (p) => (await server.request('GET', p)).headers.get('etag')))
-    const added = await server.request('POST', '/events', { token: admin, body: event({ title: 'Second', categories: [ids.category], tags: [ids.tag] }) })
+    const added = await server.request<EventResource>('POST', '/events', { token: admin, body: event({ title: 'Second', categories: [ids.category], tags: [ids.tag] }) })
     expect(added.status).toBe(201)
     for (const [i, path] of paths.entries()) {
       const res = await server.request('GET', path, { headers: { 'if-none-match': before[i]! } })
@@ -145,7 +145,7 @@ describe.each(backends)('ETag and If-None-Match on %s', (_name, open) => {
     const listed = await server.request('GET', '/events')
     const moved = await server.request('POST', `/events/${added.body.id}`, { token: admin, body: { start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' } })
     expect(moved.status).toBe(200)
-    const after = await server.request('GET', '/events', { headers: { 'if-none-match': listed.headers.get('etag')! } })
+    const after = await server.request<{ total: number }>('GET', '/events', { headers: { 'if-none-match': listed.headers.get('etag')! } })
     expect(after.status).toBe(200)
     expect(after.body.total).toBe(1)
   })

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventResource } from '@cal-events/core'
 import { freshCalendar, querySql } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
+import type { Document, ResponseDoc } from '../../../../test-support/openapi.js'
+
+/** The wire codes a documented JSON refusal lists (its schema: the error shape, then `code`'s enum). */
+const codesOf = (response: ResponseDoc | undefined) => response?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.code?.enum
 
 // Issue 15 item 10: a create retried with the same Idempotency-Key returns the first answer and
 // writes nothing new; the same key with another body is a 422; duplicates in flight create one.
@@ -26,12 +30,12 @@ describe('Idempotency-Key on creates', () => {
     await calendar?.close()
   })
 
-  const post = (path: string, body: unknown, key: string | undefined, as = token) =>
-    server.request('POST', path, { token: as, body, headers: key === undefined ? {} : { 'idempotency-key': key } })
+  const post = <B = unknown,>(path: string, body: unknown, key: string | undefined, as = token) =>
+    server.request<B>('POST', path, { token: as, body, headers: key === undefined ? {} : { 'idempotency-key': key } })
 
   it('a retry returns the first status, body and Location and creates nothing new', async () => {
     const body = { title: 'Once', status: 'publish', ...dates }
-    const first = await post('/events', body, 'evt-1')
+    const first = await post<EventResource>('/events', body, 'evt-1')
     expect(first.status).toBe(201)
     const before = await count('events')
     const again = await post('/events', body, 'evt-1')
@@ -40,7 +44,7 @@ describe('Idempotency-Key on creates', () => {
     expect(again.headers.get('location')).toBe(first.headers.get('location'))
     expect(await count('events')).toBe(before)
     // Keys are per caller: another caller's same key is its own.
-    const theirs = await post('/events', body, 'evt-1', other)
+    const theirs = await post<EventResource>('/events', body, 'evt-1', other)
     expect(theirs.status).toBe(201)
     expect(theirs.body.id).not.toBe(first.body.id)
   })
@@ -131,24 +135,24 @@ describe('Idempotency-Key on creates', () => {
   it('10 parallel requests with one key create exactly one event', async () => {
     const n = await count('events')
     const body = { title: 'Parallel', status: 'publish', ...dates }
-    const answers = await Promise.all(Array.from({ length: 10 }, () => post('/events', body, 'parallel')))
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post<EventResource>('/events', body, 'parallel')))
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201))
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1)
     expect(await count('events')).toBe(n + 1)
   })
 
   it('/doc documents the header, 409 and 422 on every create, and only there', async () => {
-    const doc = (await server.request('GET', '/doc')).body
+    const doc = (await server.request<Document>('GET', '/doc')).body
     const creates = ['/events', '/venues', '/organizers', '/categories', '/tags']
     for (const path of creates) {
-      const post = doc.paths[path].post
-      expect(post.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), path).toContain('header:Idempotency-Key')
-      expect(post.responses['409'].content['application/json'].schema.allOf[1].properties.code.enum, path).toEqual(['rest_idempotency_key_in_progress'])
-      expect(post.responses['422'].content['application/json'].schema.allOf[1].properties.code.enum, path).toEqual(['rest_idempotency_key_reused'])
-      expect(post.responses['400'].content['application/json'].schema.allOf[1].properties.code.enum, path).toContain('rest_idempotency_key_invalid')
+      const post = doc.paths[path]!.post!
+      expect(post.parameters!.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), path).toContain('header:Idempotency-Key')
+      expect(codesOf(post.responses['409']), path).toEqual(['rest_idempotency_key_in_progress'])
+      expect(codesOf(post.responses['422']), path).toEqual(['rest_idempotency_key_reused'])
+      expect(codesOf(post.responses['400']), path).toContain('rest_idempotency_key_invalid')
     }
     // Updates replay nothing: no key, no 409/422 from it.
-    expect(doc.paths['/events/{id}'].post.responses['409']).toBeUndefined()
-    expect(doc.paths['/events/{id}'].post.responses['422']).toBeUndefined()
+    expect(doc.paths['/events/{id}']!.post!.responses['409']).toBeUndefined()
+    expect(doc.paths['/events/{id}']!.post!.responses['422']).toBeUndefined()
   })
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, OrganizerList, OrganizerResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
@@ -20,7 +20,7 @@ describe('organizers over HTTP', () => {
   })
 
   it('creates, lists with headers, reads with json_ld, updates and trashes', async () => {
-    const created = await server.request('POST', '/organizers', {
+    const created = await server.request<OrganizerResource>('POST', '/organizers', {
       token: admin,
       body: { organizer: 'Sample Org', phone: '555-0101', email: 'org@example.com', website: 'https://example.com/org', description: 'A sample organizer.' },
     })
@@ -31,16 +31,16 @@ describe('organizers over HTTP', () => {
       'phone', 'website', 'email', 'global_id', 'global_id_lineage',
     ])
 
-    const list = await server.request('GET', '/organizers?per_page=2')
+    const list = await server.request<OrganizerList>('GET', '/organizers?per_page=2')
     expect(list.headers.get('x-cal-total')).toBe('1')
     expect(list.headers.get('x-cal-totalpages')).toBe('1')
     expect(Object.keys(list.body)).toEqual(['organizers', 'rest_url', 'total', 'total_pages'])
     expect(list.body.rest_url).toBe(`${server.base}/organizers/?page=1&per_page=2`)
     expect(list.body.organizers[0]).toEqual(created.body)
 
-    const read = await server.request('GET', '/organizers/by-slug/sample-org')
+    const read = await server.request<OrganizerResource>('GET', '/organizers/by-slug/sample-org')
     expect(read.body.json_ld).toMatchObject({ '@type': 'Person', email: 'org@example.com' })
-    const updated = await server.request('PATCH', `/organizers/${id}`, { token: admin, body: { email: '' } })
+    const updated = await server.request<OrganizerResource>('PATCH', `/organizers/${id}`, { token: admin, body: { email: '' } })
     expect(updated.body).not.toHaveProperty('email')
     expect(updated.body.phone).toBe('555-0101')
 

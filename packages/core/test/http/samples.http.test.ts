@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventResource, VenueResource } from '@cal-events/core'
 import { freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
@@ -54,9 +54,9 @@ describe.skipIf(!existsSync(SAMPLES) && !REQUIRED)('responses have the shapes of
     await calendar.close()
   })
 
-  async function replay(name: string, body?: unknown, path?: string) {
+  async function replay<B = unknown>(name: string, body?: unknown, path?: string) {
     const s = sample(name)
-    const res = await server.request(s.request.method, (path ?? s.request.path).replace('/cal/events/v1', ''), {
+    const res = await server.request<B>(s.request.method, (path ?? s.request.path).replace('/cal/events/v1', ''), {
       token,
       body: body ?? s.request.body ?? undefined,
     })
@@ -75,10 +75,10 @@ describe.skipIf(!existsSync(SAMPLES) && !REQUIRED)('responses have the shapes of
   }
 
   it('venues, organizers, categories and tags', async () => {
-    ids.venue = (await replay('venue-create')).id
-    ids.organizer = (await replay('organizer-create')).id
-    ids.category = (await replay('category-create')).id
-    ids.tag = (await replay('tag-create')).id
+    ids.venue = (await replay<{ id: number }>('venue-create')).id
+    ids.organizer = (await replay<{ id: number }>('organizer-create')).id
+    ids.category = (await replay<{ id: number }>('category-create')).id
+    ids.tag = (await replay<{ id: number }>('tag-create')).id
     await replay('venue-get', undefined, `/venues/${ids.venue}`)
     await replay('organizer-get', undefined, `/organizers/${ids.organizer}`)
     await replay('category-get', undefined, `/categories/${ids.category}`)
@@ -89,7 +89,7 @@ describe.skipIf(!existsSync(SAMPLES) && !REQUIRED)('responses have the shapes of
     // The recorded list starts with a bare event, then the full one.
     await calendar.events.create({ title: 'Smoke Event', start_date: '2026-12-01 10:00:00', end_date: '2026-12-01 12:00:00' })
     const body = { ...sample('event-create').request.body, venue: ids.venue, organizer: [ids.organizer], categories: [ids.category], tags: [ids.tag] }
-    const created = await replay('event-create', body)
+    const created = await replay<EventResource>('event-create', body)
     ids.event = created.id
     expect(created.cost).toBe('$10')
     await replay('event-get', undefined, `/events/${ids.event}`)
@@ -105,7 +105,7 @@ describe.skipIf(!existsSync(SAMPLES) && !REQUIRED)('responses have the shapes of
     await replay('tag-delete', undefined, `/tags/${ids.tag}`)
     await replay('tag-get-after-delete', undefined, `/tags/${ids.tag}`)
     // Field omission makes the shape data-dependent: delete a venue holding the recorded one's fields.
-    const bare = await server.request('POST', '/venues', {
+    const bare = await server.request<VenueResource>('POST', '/venues', {
       token,
       body: { venue: 'Venue 49', address: '49 Main St', city: 'City 0', country: 'United States', zip: '10049' },
     })
