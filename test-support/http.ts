@@ -13,10 +13,10 @@ export const ADAPTER: 'express' | 'fetch' = process.env.CAL_HTTP_ADAPTER === 'fe
 
 /**
  * A response as tests read it: `body` is the parsed JSON (the text when it is not JSON), of the
- * shape the test says it expects (`request<EventResource>(…)`). The default is still `any`
- * (issue 30): most HTTP tests read bodies untyped; it becomes `unknown` once they state shapes.
+ * shape the test says it expects (`request<EventResource>(…)`, `ErrorBody` for refusals);
+ * `unknown` when it says none, so a test that reads a body states what it reads.
  */
-export interface TestResponse<B = any> {
+export interface TestResponse<B = unknown> {
   status: number
   headers: Headers
   body: B

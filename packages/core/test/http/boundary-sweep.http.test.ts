@@ -246,7 +246,7 @@ for (const variant of VARIANTS) {
 
     async function newTarget(kind: string): Promise<void> {
       const body = { ...createBody(kind, ++created), ...(kind === 'events' ? { venue: { venue: `Target hall ${created}` }, categories: ['Target'], status: 'publish' } : {}) }
-      const res = await server.request('POST', `/${kind}`, { token: admin, body })
+      const res = await server.request<{ id: number; slug?: string }>('POST', `/${kind}`, { token: admin, body })
       if (res.status !== 201) throw new Error(`could not create a ${kind} target: ${JSON.stringify(res.body)}`)
       targets[kind] = { id: res.body.id, slug: res.body.slug ?? '' }
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventResource } from '@cal-events/core'
 import { startPrivatePostgres, type PrivatePostgres } from '../../../../test-support/private-postgres.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 
@@ -66,7 +66,7 @@ describe('connection lost during COMMIT (private PostgreSQL)', () => {
   })
 
   const post = (body: Record<string, unknown>, key?: string) =>
-    server.request('POST', '/events', { token, body: { ...dates, status: 'publish', ...body }, headers: key ? { 'idempotency-key': key } : {} })
+    server.request<EventResource>('POST', '/events', { token, body: { ...dates, status: 'publish', ...body }, headers: key ? { 'idempotency-key': key } : {} })
 
   it('answers 201/200, not 503, for creates and updates whose COMMIT went through', async () => {
     await postgres.query(`create trigger test_wait_for_standby after insert or update on cal_events.events

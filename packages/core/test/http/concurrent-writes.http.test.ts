@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type CategoryList, type TagList } from '@cal-events/core'
 import { freshCalendar, querySql, workerCalendarDatabase } from '../../../../test-support/test-db.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
 import { seededRandom } from '../../../../test-support/seeded-random.js'
@@ -80,7 +80,7 @@ describe('concurrent writes with overlapping terms over HTTP', () => {
             },
           })
         } else if (roll < 0.9) {
-          res = await server.request('POST', '/events', {
+          res = await server.request<{ id: number }>('POST', '/events', {
             token,
             body: {
               title: `Created ${n}.${op}`,
@@ -102,8 +102,8 @@ describe('concurrent writes with overlapping terms over HTTP', () => {
     expect(failures).toEqual([])
     expect(statuses).toHaveLength(CLIENTS * OPS_PER_CLIENT)
     const listed = [
-      ...(await server.request('GET', '/categories?hide_empty=0&per_page=100')).body.categories,
-      ...(await server.request('GET', '/tags?hide_empty=0&per_page=100')).body.tags,
+      ...(await server.request<CategoryList>('GET', '/categories?hide_empty=0&per_page=100')).body.categories,
+      ...(await server.request<TagList>('GET', '/tags?hide_empty=0&per_page=100')).body.tags,
     ] as { id: number; count: number }[]
     const recount = await querySql<{ id: number; n: number }>(`
       select t.id, (select count(*)::int from event_terms et join events e on e.id = et.event_id

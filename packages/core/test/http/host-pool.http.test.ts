@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { createCalendar, type Calendar } from '@cal-events/core'
+import { createCalendar, type Calendar, type EventList, type EventResource } from '@cal-events/core'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
 import { hostPool, settingsOfEveryConnection } from '../../../../test-support/host-pool.js'
 import { startServer, type TestServer } from '../../../../test-support/http.js'
@@ -39,13 +39,13 @@ describe('a calendar on the host pool, over HTTP', () => {
 
   /** The titles of the anonymous list, read until the hot-read cache keeps it. */
   async function listed(): Promise<string[]> {
-    const res = await server.request('GET', '/events')
+    const res = await server.request<EventList>('GET', '/events')
     expect(res.status).toBe(200)
     return res.body.events.map((e: { title: string }) => e.title)
   }
 
   it('serves and writes through the host pool, leaving its connections as they were', async () => {
-    const created = await server.request('POST', '/events', { token: admin, body: event('Mounted') })
+    const created = await server.request<EventResource>('POST', '/events', { token: admin, body: event('Mounted') })
     expect(created.status).toBe(201)
     const path = `/events/${created.body.id}`
     // The tag as the writer sees the event (a tag names who reads it too).

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Calendar } from '@cal-events/core'
+import type { Calendar, EventResource } from '@cal-events/core'
 import { execSql, freshCalendar } from '../../../../test-support/test-db.js'
 import { startServer, type ErrorBody, type TestServer } from '../../../../test-support/http.js'
 import { watchLoopHold } from '../../../../test-support/cpu-clock.js'
@@ -85,8 +85,8 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
       expect(res.cpuMs, name).toBeLessThan(5000)
     }
     // Cheap syntax checks keep the contract's order: a malformed rule is a 400 before the permission check.
-    const malformed = await server.request('POST', '/events', { body: { ...EVENT, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=0'] } })
-    expect([malformed.status, Object.keys(malformed.body.data.params)]).toEqual([400, ['recurrence']])
+    const malformed = await server.request<ErrorBody>('POST', '/events', { body: { ...EVENT, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=0'] } })
+    expect([malformed.status, Object.keys(malformed.body.data.params!)]).toEqual([400, ['recurrence']])
   })
 
   it('refuses a rule without an occurrence in reach with a 400 naming recurrence, in well under a second, for administrators too', async () => {
@@ -113,8 +113,8 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
       expect(res.cpuMs, recurrence[0]).toBeLessThan(walked ? 10_000 : 5000)
       expect(res.blockMs, recurrence[0]).toBeLessThan(MAX_BLOCK_MS)
     }
-    const update = await timed(() => server.request('PATCH', `/events/${seriesId}`, { token: admin, body: { recurrence: NEVER } }))
-    expect([update.status, Object.keys(update.body.data.params)]).toEqual([400, ['recurrence']])
+    const update = await timed(() => server.request<ErrorBody>('PATCH', `/events/${seriesId}`, { token: admin, body: { recurrence: NEVER } }))
+    expect([update.status, Object.keys(update.body.data.params!)]).toEqual([400, ['recurrence']])
     expect(update.cpuMs).toBeLessThan(5000)
   })
 
@@ -128,7 +128,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     expect(res.status).toBe(201)
     // 10,000 rows: 5.9 s on the loop before expansion yielded.
     expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
-    const list = await server.request('GET', `/events?start_date=2027-01-01&end_date=2027-01-31&per_page=50&search=${encodeURIComponent('Since 1950')}`)
+    const list = await server.request<{ total: number }>('GET', `/events?start_date=2027-01-01&end_date=2027-01-31&per_page=50&search=${encodeURIComponent('Since 1950')}`)
     expect(list.body.total).toBe(31)
   })
 
@@ -142,7 +142,7 @@ describe('rule work is bounded and never holds the event loop (issue 28)', () =>
     const res = await timed(() => server.request<ErrorBody>('PATCH', `/events/${series.id}/occurrences/20270115T090000Z/following`, { token: admin, body: { title: 'Daily, renamed' } }))
     expect([res.status, res.body.code, Object.keys(res.body.data?.params ?? {})], JSON.stringify(res.body)).toEqual([400, 'rest_invalid_param', ['recurrence']])
     expect(res.blockMs).toBeLessThan(MAX_BLOCK_MS)
-    expect((await server.request('GET', `/events/${series.id}`, { token: admin })).body.recurrence).toEqual(['RRULE:FREQ=DAILY'])
+    expect((await server.request<EventResource>('GET', `/events/${series.id}`, { token: admin })).body.recurrence).toEqual(['RRULE:FREQ=DAILY'])
   })
 
   it('answers reads, deletes and splits of occurrences of a pathological rule stored before its bounds with a 4xx, without holding the loop', async () => {

@@ -53,10 +53,10 @@ describe('database link cut around a write (TCP proxy)', () => {
   })
 
   /** Sends one request with the link cut after statements matching `after` (in order), then restores it. */
-  async function cutting(after: RegExp[], method: string, path: string, body?: unknown, key?: string) {
+  async function cutting<B = unknown>(after: RegExp[], method: string, path: string, body?: unknown, key?: string) {
     cutAfter = after
     try {
-      return await server.request(method, path, { token, body, headers: key ? { 'idempotency-key': key } : {} })
+      return await server.request<B>(method, path, { token, body, headers: key ? { 'idempotency-key': key } : {} })
     } finally {
       cutAfter = []
       proxy.restore()
@@ -69,11 +69,11 @@ describe('database link cut around a write (TCP proxy)', () => {
   const EVENT_UPDATE = /^(with .*\b)?update "?events"? set/s
 
   it('answers a write whose COMMIT succeeded with its id when the read-back fails, not 503', async () => {
-    const created = await cutting([EVENT_INSERT, COMMIT], 'POST', '/events', { title: 'Cut after commit', status: 'publish', ...dates })
+    const created = await cutting<{ id: number }>([EVENT_INSERT, COMMIT], 'POST', '/events', { title: 'Cut after commit', status: 'publish', ...dates })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     expect(created.body).toEqual({ id: expect.any(Number) })
     expect(await count('events', `id = ${created.body.id} and title = 'Cut after commit'`)).toBe(1)
-    const id = created.body.id as number
+    const id = created.body.id
 
     const updated = await cutting([EVENT_UPDATE, COMMIT], 'PATCH', `/events/${id}`, { title: 'Cut after update' })
     expect(updated.status, JSON.stringify(updated.body)).toBe(200)
@@ -82,11 +82,11 @@ describe('database link cut around a write (TCP proxy)', () => {
     expect(updated.body).toMatchObject({ id, title: 'Cut after update' })
     expect(await count('events', `id = ${id} and title = 'Cut after update'`)).toBe(1)
 
-    const venue = await cutting([/^insert into "venues"/, COMMIT], 'POST', '/venues', { venue: 'Cut hall' })
+    const venue = await cutting<{ id: number }>([/^insert into "venues"/, COMMIT], 'POST', '/venues', { venue: 'Cut hall' })
     expect(venue.status, JSON.stringify(venue.body)).toBe(201)
     expect(await count('venues', `id = ${venue.body.id} and title = 'Cut hall'`)).toBe(1)
 
-    const category = await cutting([/^insert into "terms"/, COMMIT], 'POST', '/categories', { name: 'Cut category' })
+    const category = await cutting<{ id: number }>([/^insert into "terms"/, COMMIT], 'POST', '/categories', { name: 'Cut category' })
     expect(category.status, JSON.stringify(category.body)).toBe(201)
     expect(category.headers.get('location')).toMatch(new RegExp(`/categories/${category.body.id}$`))
     expect(await count('terms', `id = ${category.body.id}`)).toBe(1)
