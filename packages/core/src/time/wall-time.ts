@@ -170,14 +170,16 @@ export function nowUtcWall(now: Date): WallTime {
  * of the import's JavaScript at 1,000,000 events, issue 33). Bounded: a zone's table is dropped
  * whole when full (the next conversions fill it again).
  */
-const MEMO_SIZE = 4096
+const MEMO_SIZE = 1024
+/** Zones kept at most (two tables each, ~120 bytes an entry): under 10 MB at worst, in the host's process. */
+const MEMO_ZONES = 32
 const memos = new Map<string, Map<string, WallTime>>()
 
 function memoFor(kind: 'to-utc' | 'to-wall', tz: string): Map<string, WallTime> {
   const key = `${kind}:${tz}`
   let memo = memos.get(key)
   if (!memo || memo.size >= MEMO_SIZE) {
-    if (!memo && memos.size >= 256) memos.clear()
+    if (!memo && memos.size >= MEMO_ZONES * 2) memos.clear()
     memos.set(key, (memo = new Map<string, WallTime>()))
   }
   return memo
