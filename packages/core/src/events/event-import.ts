@@ -372,7 +372,7 @@ async function writeBatch(
   // Where this import's earlier batches left each title's suffixes (committed ones only).
   const bases = slugged.map((columns) => columns.slug as string)
   const carried = new Map<string, number>()
-  for (const base of bases) if (known(`slugs:${language}:${base}`) !== undefined) carried.set(base, known(`slugs:${language}:${base}`)!)
+  for (const [base, at] of bases.map((b) => [b, known(`slugs:${language}:${b}`)] as const)) if (at !== undefined) carried.set(base, at)
   const advanced = new Map<string, number>()
   const free = await uniqueSlugs(trx, 'events', bases, language, carried, advanced)
   for (const [base, n] of advanced) pending.set(`slugs:${language}:${base}`, n)

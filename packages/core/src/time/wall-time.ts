@@ -171,26 +171,28 @@ export function nowUtcWall(now: Date): WallTime {
  * whole when full (the next conversions fill it again).
  */
 const MEMO_SIZE = 1024
-/** Zones kept at most (two tables each, ~120 bytes an entry): under 10 MB at worst, in the host's process. */
+/** Zones kept at most per direction (~120 bytes an entry): under 10 MB at worst, in the host's process. */
 const MEMO_ZONES = 32
-const memos = new Map<string, Map<string, WallTime>>()
+const toUtcMemos = new Map<string, Map<WallTime, WallTime>>()
+const toWallMemos = new Map<string, Map<WallTime, WallTime>>()
 
-function memoFor(kind: 'to-utc' | 'to-wall', tz: string): Map<string, WallTime> {
-  const key = `${kind}:${tz}`
-  let memo = memos.get(key)
+/** `convert(time, tz)`, kept in `memos`' table of tz (made only once a conversion succeeded: a bad zone throws first). */
+function memoised(memos: Map<string, Map<WallTime, WallTime>>, time: WallTime, tz: string, convert: (time: WallTime, tz: string) => WallTime): WallTime {
+  let memo = memos.get(tz)
+  const kept = memo?.get(time)
+  if (kept !== undefined) return kept
+  const converted = convert(time, tz)
   if (!memo || memo.size >= MEMO_SIZE) {
-    if (!memo && memos.size >= MEMO_ZONES * 2) memos.clear()
-    memos.set(key, (memo = new Map<string, WallTime>()))
+    if (!memo && memos.size >= MEMO_ZONES) memos.clear()
+    memos.set(tz, (memo = new Map<WallTime, WallTime>()))
   }
-  return memo
+  memo.set(time, converted)
+  return converted
 }
 
 /** The wall clock `wall` read in zone tz, as UTC; a DST-gap time rolls forward by the gap (02:30 → 03:30), an overlap takes the earlier instant. */
 export function wallToUtc(wall: WallTime, tz: string): WallTime {
-  const memo = memoFor('to-utc', tz)
-  let utc = memo.get(wall)
-  if (utc === undefined) memo.set(wall, (utc = convertWallToUtc(wall, tz)))
-  return utc
+  return memoised(toUtcMemos, wall, tz, convertWallToUtc)
 }
 
 function convertWallToUtc(wall: WallTime, tz: string): WallTime {
@@ -215,10 +217,7 @@ function convertWallToUtc(wall: WallTime, tz: string): WallTime {
 export function utcToWall(utc: WallTime, tz: string): WallTime {
   // Most sites and events are in UTC; every serialized row converts several dates (hot path).
   if (tz === 'UTC' && isWallTime(utc)) return utc
-  const memo = memoFor('to-wall', tz)
-  let wall = memo.get(utc)
-  if (wall === undefined) memo.set(utc, (wall = convertUtcToWall(utc, tz)))
-  return wall
+  return memoised(toWallMemos, utc, tz, convertUtcToWall)
 }
 
 function convertUtcToWall(utc: WallTime, tz: string): WallTime {
