@@ -5,6 +5,7 @@ import type { DB } from '../db/generated.js'
 import { eventListQuery, orderEventList, type EventListFilters } from '../events/event-list-query.js'
 import type { EventRow } from '../events/event.serializer.js'
 import { pageBound } from '../db/sql-literals.js'
+import { PLAN_EACH_TIME } from '../db/prepared-statements.js'
 import { wallFromDb } from '../time/wall-time.js'
 import { icalContext, veventText } from './ical-event.js'
 import { CALENDAR_END, calendarHead, feedTextSteps, icalCalendar, timezones, type FeedCalendar, type FeedTextTask, type ZoneYears } from './feed-text.js'
@@ -145,7 +146,11 @@ async function feedPage(db: Kysely<DB>, f: EventListFilters, after: Cursor | und
       .selectFrom('page as e')
       .select(['e.start_utc', 'e.start_local', 'e.date_utc', 'e.id', ICAL_ROW_JSON.as('json')]),
     f,
-  ).execute()
+  )
+    // Planned for its own cursor each time: a generic plan sees no cursor, guesses a few hundred
+    // rows after it, and reads every later row of the window (bitmap, then sort) for each page.
+    .modifyEnd(sql.raw(PLAN_EACH_TIME))
+    .execute()
   const end = rows[rows.length - 1]
   return { rows: rows.map((r) => r.json), last: end && columns.map((c) => end[c.slice(2) as keyof FeedPageRow]) }
 }

@@ -1,5 +1,6 @@
 import ICAL from 'ical.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import pg from 'pg'
 import type { Calendar } from '@cal-events/core'
 import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
 
@@ -77,5 +78,36 @@ describe(`iCalendar feeds through the script API (${BACKEND})`, () => {
     const feed = vevents(await calendar.events.feed({ categories: 'ordered' }))
     expect(feed.map((e) => e.uid)).toEqual(list.events.map((e) => `event-${e.id}@cal.example.org`))
     await expect(calendar.events.feed({ categories: 'no-such-category' })).rejects.toMatchObject({ code: 'INVALID_PARAM' })
+  })
+  it('plans each page of a feed for its own cursor: no page statement is ever named (PostgreSQL)', async () => {
+    if (BACKEND !== 'postgres') return
+    // A named page statement settles on a generic plan, which sees no cursor: it guessed a few
+    // hundred rows after it, and read (bitmap, then sort) every later row of the window for each
+    // page of 500, 22 ms a page at 20,000 events instead of 6 (issue 28).
+    const items = Array.from({ length: 1100 }, (_, i) => ({
+      title: `Paged ${i}`,
+      origin_uid: `paged-${i}`,
+      start_date: `2028-0${1 + (i % 9)}-1${i % 10} 10:00:00`,
+      end_date: `2028-0${1 + (i % 9)}-1${i % 10} 11:00:00`,
+    }))
+    const imported = await calendar.events.import(items)
+    expect(imported.errors.slice(0, 1)).toEqual([])
+    expect(imported.created).toBe(1100)
+    const pages: (string | undefined)[] = []
+    const query = pg.Client.prototype.query
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as { name?: string; text?: string } | string
+      const text = typeof config === 'string' ? config : config?.text
+      if (text?.includes("'organizers', (select")) pages.push(typeof config === 'string' ? undefined : config.name)
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never
+    })
+    try {
+      // Five feeds of three pages each (one window, so no kept answer serves a later one).
+      for (let i = 0; i < 5; i++) expect(vevents(await calendar.events.feed({ start_date: `2027-12-${10 + i}`, end_date: '2028-12-31' })).length).toBeGreaterThan(1000)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(pages).toHaveLength(15)
+    expect(pages.filter((name) => name !== undefined)).toEqual([])
   })
 })
