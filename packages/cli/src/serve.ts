@@ -80,6 +80,10 @@ async function serveMany(config: ServerConfig, print: CliOutput): Promise<number
     print.err(`Could not start the server: ${err instanceof Error ? err.message : String(err)}`)
     return EXIT_FAILED
   }
+  if (server.demo) {
+    const d = server.demo
+    print.out(`Seeded demo calendar ${d.key}: ${d.events} events, ${d.venues} venues, ${d.organizers} organizers, ${d.categories} categories, ${d.tags} tags.`)
+  }
   const keys = (await server.calendars.list()).map((c) => c.key)
   print.out(`${keys.length} calendar(s)${keys.length > 0 ? `: ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''}` : ''}. Create one with: cal-events calendars create KEY`)
   print.out(`Calendars API listening at ${server.url}`)

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Router } from 'express'
-import { eventLoopDelay, type Calendar } from '@cal-events/core'
+import { eventLoopDelay, type Calendar, type Calendars, type PoolStats } from '@cal-events/core'
 
 /** What the metrics router needs of a Prometheus registry (prom-client's `Registry` has it). */
 export interface MetricsRegistry {
@@ -28,7 +28,7 @@ export type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: 
  * exposition at `GET /metrics`; `observe` counts a request the host answers before Express.
  */
 export interface MetricsRouter extends Router {
-  /** The registry holding the calendar's metrics. */
+  /** The registry holding the calendars' metrics. */
   readonly registry: MetricsRegistry
   /** Counts `req` (once, however many times it is called for it); for hosts answering before Express. */
   readonly observe: RequestObserver
@@ -38,7 +38,7 @@ export interface MetricsRouter extends Router {
  * Routes as their patterns (`/cal/events/v1/events/:id`), so a label never carries an id or a slug
  * and the number of series stays fixed; anything else is `other`.
  */
-function routeLabeller(calendar: Calendar, extra: readonly string[]): (path: string) => string {
+function routeLabeller(calendar: Calendar, extra: readonly string[]): Labeller {
   const routes = calendar.routes.map((r) => ({
     label: r.path,
     // The descriptor's PCRE-style named groups, as JavaScript groups.
@@ -49,6 +49,38 @@ function routeLabeller(calendar: Calendar, extra: readonly string[]): (path: str
     const mounted = path.indexOf('/cal/events/v1')
     const below = mounted === -1 ? path : path.slice(mounted)
     return routes.find((r) => r.regex.test(below))?.label ?? 'other'
+  }
+}
+
+type Labeller = (path: string) => string
+
+/**
+ * Labels for the calendars of a set: a request's calendar is the path segment just before the
+ * namespace (`/calendars/chess/cal/events/v1/…` is `chess`), counted under its key only when the
+ * set has that calendar open once the response finishes. Keys no calendar has (anyone can send
+ * them) all count as `""`, so they cannot grow the number of series. Calendars of one variant share
+ * their route patterns, and so one labeller.
+ */
+function calendarLabeller(calendars: Calendars, extra: readonly string[]): (path: string) => { calendar: string; route: string } {
+  const bySignature = new Map<string, Labeller>()
+  const byCalendar = new WeakMap<Calendar, Labeller>()
+  const labellerOf = (calendar: Calendar) => {
+    let labeller = byCalendar.get(calendar)
+    if (!labeller) {
+      const signature = calendar.routes.map((r) => r.pattern).join('\n')
+      labeller = bySignature.get(signature)
+      if (!labeller) bySignature.set(signature, (labeller = routeLabeller(calendar, extra)))
+      byCalendar.set(calendar, labeller)
+    }
+    return labeller
+  }
+  return (path) => {
+    const at = [path.indexOf('/cal/events/v1'), path.indexOf('/wp-json/')].filter((i) => i > 0)
+    const before = at.length > 0 ? path.slice(0, Math.min(...at)) : undefined
+    const key = before?.slice(before.lastIndexOf('/') + 1)
+    const calendar = key ? calendars.opened(key) : undefined
+    if (!calendar) return { calendar: '', route: extra.includes(path) ? path : 'other' }
+    return { calendar: key!, route: labellerOf(calendar)(path) }
   }
 }
 
@@ -77,27 +109,34 @@ async function loadPromClient(): Promise<typeof import('prom-client')> {
 /**
  * Prometheus metrics of a calendar server: requests by method, route pattern and status, their
  * latency, the PostgreSQL pool, the event loop's delay (as `/healthz` shows it), and Node's
- * process metrics. Mount it first so it sees every request; needs the optional peer `prom-client`.
+ * process metrics. Given a calendar set (`createCalendars`), the requests and their latency carry
+ * a `calendar` label too (the key, `""` outside any calendar), and `cal_calendars_open` counts the
+ * calendars open. Mount it first so it sees every request; needs the optional peer `prom-client`.
  *
  * @example
  * app.use(await createMetricsRouter(calendar))
  * app.use(createCalendarRouter(calendar))
+ * // Many calendars, each under /calendars/{key}:
+ * app.use(await createMetricsRouter(calendars))
+ * app.use('/calendars/:key', createCalendarRouter((req) => calendars.resolve(req.params.key!)))
  */
-export async function createMetricsRouter(calendar: Calendar, options: MetricsRouterOptions = {}): Promise<MetricsRouter> {
+export async function createMetricsRouter(served: Calendar | Calendars, options: MetricsRouterOptions = {}): Promise<MetricsRouter> {
   const prom = await loadPromClient()
   const path = options.path ?? '/metrics'
   const registry = (options.registry as InstanceType<typeof prom.Registry> | undefined) ?? new prom.Registry()
   if (options.defaultMetrics ?? true) prom.collectDefaultMetrics({ register: registry })
+  const set = 'routes' in served ? undefined : served
+  const byCalendar = set ? ['calendar'] : []
   const requests = new prom.Counter({
     name: 'cal_http_requests_total',
-    help: 'HTTP requests by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status'] as const,
+    help: `HTTP requests by ${set ? 'calendar key, ' : ''}method, route pattern and status code.`,
+    labelNames: [...byCalendar, 'method', 'route', 'status'],
     registers: [registry],
   })
   const duration = new prom.Histogram({
     name: 'cal_http_request_duration_seconds',
-    help: 'Time from request to the last byte of the response, by method and route pattern.',
-    labelNames: ['method', 'route'] as const,
+    help: `Time from request to the last byte of the response, by ${set ? 'calendar key, ' : ''}method and route pattern.`,
+    labelNames: [...byCalendar, 'method', 'route'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   })
@@ -107,7 +146,7 @@ export async function createMetricsRouter(calendar: Calendar, options: MetricsRo
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const stats = calendar.poolStats()
+      const stats: PoolStats | undefined = served.poolStats()
       if (!stats) return
       this.set({ state: 'total' }, stats.total)
       this.set({ state: 'idle' }, stats.idle)
@@ -128,7 +167,19 @@ export async function createMetricsRouter(calendar: Calendar, options: MetricsRo
       this.set({ stat: 'mean' }, delay.meanDelayMs / 1000)
     },
   })
-  const label = routeLabeller(calendar, options.extraPaths ?? ['/healthz', '/readyz', path])
+  if (set) {
+    new prom.Gauge({
+      name: 'cal_calendars_open',
+      help: 'Calendars of the set open in this process (the others cost a registry row until asked for).',
+      registers: [registry],
+      collect() {
+        this.set(set.openCount())
+      },
+    })
+  }
+  const extra = options.extraPaths ?? ['/healthz', '/readyz', path]
+  const routeOf = set ? undefined : routeLabeller(served as Calendar, extra)
+  const label: (path: string) => { calendar?: string; route: string } = set ? calendarLabeller(set, extra) : (path) => ({ route: routeOf!(path) })
   // A host that observes before Express and mounts the router too must not count a request twice.
   const counted = new WeakSet<IncomingMessage>()
   const observe: RequestObserver = (req, res, next) => {
@@ -138,9 +189,11 @@ export async function createMetricsRouter(calendar: Calendar, options: MetricsRo
     // Read now: mounted routers strip their prefix from the request while they answer it.
     const route = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/')
     res.once('finish', () => {
-      const labelled = label(route)
-      requests.inc({ method: req.method ?? '', route: labelled, status: String(res.statusCode) })
-      duration.observe({ method: req.method ?? '', route: labelled }, Number(process.hrtime.bigint() - started) / 1e9)
+      // Labelled once the response is done: a set's calendar is open by then, if the key has one.
+      const { calendar, route: labelled } = label(route)
+      const labels = { ...(calendar === undefined ? {} : { calendar }), method: req.method ?? '', route: labelled }
+      requests.inc({ ...labels, status: String(res.statusCode) })
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9)
     })
     next()
   }

@@ -494,20 +494,28 @@ declare function runMigrateSite(argv: readonly string[], env?: Record<string, st
 
 /** Where the calendars are served: `/calendars/{key}/cal/events/v1`. */
 declare const CALENDARS_MOUNT = "/calendars";
+/** The key of the calendar the demo seed creates (`CAL_DEMO`) in a registry that has none. */
+declare const DEMO_CALENDAR_KEY = "demo";
 /** A running server of many calendars (`CAL_MULTI_CALENDAR=1`). */
 interface CalendarsServer {
     /** The namespace URL with `{key}` for the calendar key, e.g. `http://127.0.0.1:3000/calendars/{key}/cal/events/v1`. */
     url: string;
     server: Server;
     calendars: Calendars;
+    /** What the demo seed created on this start (the calendar `demo`), if it ran. */
+    demo: (DemoSummary & {
+        key: string;
+    }) | undefined;
     /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
     close(): Promise<void>;
 }
 /**
  * The server of `CAL_MULTI_CALENDAR=1`: every calendar of the database's registry under
  * `/calendars/{key}` on one pool (an unknown key 404, a malformed one 400, in the error shape),
- * `/healthz` and `/readyz` for the shared database, the reference page. Calendars are made with
- * `calendars create KEY`, their tokens with `tokens create --calendar KEY`.
+ * `/healthz` and `/readyz` for the shared database, the reference page, `/metrics` with
+ * `CAL_METRICS=1` (each calendar's requests labelled by its key). Calendars are made with
+ * `calendars create KEY`, their tokens with `tokens create --calendar KEY`; with `CAL_DEMO` on, a
+ * registry without any calendar gets the calendar `demo`, seeded as the single server seeds its own.
  */
 declare function startCalendarsServer(config: ServerConfig, logDestination?: DestinationStream): Promise<CalendarsServer>;
 
@@ -535,4 +543,4 @@ declare function executeCalendarsCommand(cmd: CalendarsCommand, calendars: Calen
 /** `cal-events calendars …`: opens the database the environment names, runs, closes; returns the exit code. */
 declare function runCalendarsCli(argv: readonly string[], env: Record<string, string | undefined>, print: CliOutput): Promise<number>;
 
-export { CALENDARS_MOUNT, CALENDARS_USAGE, type CalendarServer, type CalendarsCommand, type CalendarsServer, type CliOutput, type CliTool, type CommandDatabaseOptions, type CommandLine, ConfigError, type DemoSummary, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, FEED_KEYS_CLI, type FastPathOptions, type FeedKeysCommand, GC_FLAGS, IMPORT_ICS_USAGE, type IcsImportOptions, type IcsImportSummary, type IcsPlan, LOG_LEVELS, type LoadConfigOptions, MIGRATE_SITE_USAGE, MIGRATE_USAGE, type MigrateSiteOptions, type MigrationSummary, PHASES, type Phase, type PhaseCounts, type PlannedEvent, type RecurrenceId, SERVE_USAGE, type ServerConfig, type Source, SourceError, TOKENS_CLI, type TokensCommand, USAGE, UsageError, applyGcTuning, basicAuth, cacheFastPath, calendarsOptions, createLogger, createTokenCommand, defaultDataDir, defaultPoolSize, describeDatabase, executeCalendarsCommand, executeFeedKeysCommand, executeTokensCommand, feedUrls, formatFeedKeyTable, formatTable, formatTokenTable, importIcs, isCalendarEmpty, listTokensCommand, loadConfig, migrateSite, occurrenceKey, parseCalendarsArgs, parseCommandLine, parseFeedKeysArgs, parseTokensArgs, planIcs, redactUrl, requestLogger, revokeTokenCommand, runCalEvents, runCalendarsCli, runCliMain, runFeedKeysCli, runImportIcs, runMigrate, runMigrateSite, runServe, runTokensCli, seedDemoData, startCalendarsServer, startServer };
+export { CALENDARS_MOUNT, CALENDARS_USAGE, type CalendarServer, type CalendarsCommand, type CalendarsServer, type CliOutput, type CliTool, type CommandDatabaseOptions, type CommandLine, ConfigError, DEMO_CALENDAR_KEY, type DemoSummary, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, FEED_KEYS_CLI, type FastPathOptions, type FeedKeysCommand, GC_FLAGS, IMPORT_ICS_USAGE, type IcsImportOptions, type IcsImportSummary, type IcsPlan, LOG_LEVELS, type LoadConfigOptions, MIGRATE_SITE_USAGE, MIGRATE_USAGE, type MigrateSiteOptions, type MigrationSummary, PHASES, type Phase, type PhaseCounts, type PlannedEvent, type RecurrenceId, SERVE_USAGE, type ServerConfig, type Source, SourceError, TOKENS_CLI, type TokensCommand, USAGE, UsageError, applyGcTuning, basicAuth, cacheFastPath, calendarsOptions, createLogger, createTokenCommand, defaultDataDir, defaultPoolSize, describeDatabase, executeCalendarsCommand, executeFeedKeysCommand, executeTokensCommand, feedUrls, formatFeedKeyTable, formatTable, formatTokenTable, importIcs, isCalendarEmpty, listTokensCommand, loadConfig, migrateSite, occurrenceKey, parseCalendarsArgs, parseCommandLine, parseFeedKeysArgs, parseTokensArgs, planIcs, redactUrl, requestLogger, revokeTokenCommand, runCalEvents, runCalendarsCli, runCliMain, runFeedKeysCli, runImportIcs, runMigrate, runMigrateSite, runServe, runTokensCli, seedDemoData, startCalendarsServer, startServer };

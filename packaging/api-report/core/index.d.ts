@@ -2576,6 +2576,11 @@ interface Calendars {
     delete(key: string): Promise<boolean>;
     /** Calendars open right now (in memory). */
     openCount(): number;
+    /**
+     * The calendar of `key` if it is open and started, else `undefined`: no I/O, and not counted as a
+     * use (the least recently used still goes first). For observers such as the metrics router.
+     */
+    opened(key: string): Calendar | undefined;
     /** Connections of the shared PostgreSQL pool (`undefined` for PGlite). */
     poolStats(): PoolStats | undefined;
     /**

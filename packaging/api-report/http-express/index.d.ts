@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { Router, Request } from 'express';
-import { Calendar } from '@cal-events/core';
+import { Calendar, Calendars } from '@cal-events/core';
 import { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What the metrics router needs of a Prometheus registry (prom-client's `Registry` has it). */
@@ -26,7 +26,7 @@ type RequestObserver = (req: IncomingMessage, res: ServerResponse, next: () => v
  * exposition at `GET /metrics`; `observe` counts a request the host answers before Express.
  */
 interface MetricsRouter extends Router {
-    /** The registry holding the calendar's metrics. */
+    /** The registry holding the calendars' metrics. */
     readonly registry: MetricsRegistry;
     /** Counts `req` (once, however many times it is called for it); for hosts answering before Express. */
     readonly observe: RequestObserver;
@@ -34,13 +34,18 @@ interface MetricsRouter extends Router {
 /**
  * Prometheus metrics of a calendar server: requests by method, route pattern and status, their
  * latency, the PostgreSQL pool, the event loop's delay (as `/healthz` shows it), and Node's
- * process metrics. Mount it first so it sees every request; needs the optional peer `prom-client`.
+ * process metrics. Given a calendar set (`createCalendars`), the requests and their latency carry
+ * a `calendar` label too (the key, `""` outside any calendar), and `cal_calendars_open` counts the
+ * calendars open. Mount it first so it sees every request; needs the optional peer `prom-client`.
  *
  * @example
  * app.use(await createMetricsRouter(calendar))
  * app.use(createCalendarRouter(calendar))
+ * // Many calendars, each under /calendars/{key}:
+ * app.use(await createMetricsRouter(calendars))
+ * app.use('/calendars/:key', createCalendarRouter((req) => calendars.resolve(req.params.key!)))
  */
-declare function createMetricsRouter(calendar: Calendar, options?: MetricsRouterOptions): Promise<MetricsRouter>;
+declare function createMetricsRouter(served: Calendar | Calendars, options?: MetricsRouterOptions): Promise<MetricsRouter>;
 
 /** Options of the reference page router. */
 interface ReferenceRouterOptions {

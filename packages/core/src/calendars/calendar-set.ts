@@ -91,6 +91,11 @@ export interface Calendars {
   delete(key: string): Promise<boolean>
   /** Calendars open right now (in memory). */
   openCount(): number
+  /**
+   * The calendar of `key` if it is open and started, else `undefined`: no I/O, and not counted as a
+   * use (the least recently used still goes first). For observers such as the metrics router.
+   */
+  opened(key: string): Calendar | undefined
   /** Connections of the shared PostgreSQL pool (`undefined` for PGlite). */
   poolStats(): PoolStats | undefined
   /**
@@ -148,6 +153,12 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
   const spares = spareSchemas(spareHandle.db, registrySchema, spareCount, () => (database.poolStats?.().waiting ?? 0) > 0)
   /** Open calendars, least recently used first (a Map keeps insertion order). */
   const open = new Map<string, Promise<Calendar>>()
+  /** What each opening resolved to, for `opened` (synchronous). */
+  const started = new WeakMap<Promise<Calendar>, Calendar>()
+  const track = (opening: Promise<Calendar>) => {
+    opening.then((calendar) => void started.set(opening, calendar), () => {})
+    return opening
+  }
 
   const touch = (key: string, calendar: Promise<Calendar>) => {
     open.delete(key)
@@ -202,7 +213,7 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
     // Checked again: another call may have opened it while the registry answered.
     const raced = open.get(key)
     if (raced) return raced
-    const opening = openCalendar(row, options.migrate ? 'migrate' : 'assert')
+    const opening = track(openCalendar(row, options.migrate ? 'migrate' : 'assert'))
     touch(key, opening)
     opening.catch(() => {
       if (open.get(key) === opening) open.delete(key)
@@ -238,7 +249,7 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       } finally {
         spares.refill()
       }
-      const opening = openCalendar(row, 'none')
+      const opening = track(openCalendar(row, 'none'))
       touch(key, opening)
       return opening
     },
@@ -275,6 +286,10 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
       })
     },
     openCount: () => open.size,
+    opened(key) {
+      const opening = open.get(key)
+      return opening && started.get(opening)
+    },
     poolStats: () => database.poolStats?.(),
     async health(timeoutMs = 2000) {
       const pool = database.poolStats?.()
