@@ -99,8 +99,9 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, 
   startLoopMonitor()
   // Open-ended series' stored occurrences follow the clock (docs/recurrence.md).
   const extending = keepExtending(db, options.now)
-  // One chain of change checks for the hot-read cache and the kept feeds.
-  const validator = createChangeValidator(db, reads !== undefined)
+  // One chain of change checks for the hot-read cache and the kept feeds; with the search path set
+  // per transaction, each check is one schema-qualified statement outside a transaction.
+  const validator = createChangeValidator(db, reads !== undefined, handle.qualifiedSchema)
   const { operations, routes, feedBuilds } = wireCalendar(options, validator)
   const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator, reads)
   const scripts = scriptApi({ options, operations, ready: () => extending.ready() })

@@ -18,6 +18,11 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite'
   /** Connections of the PostgreSQL pool (PGlite has one session). */
   readonly poolStats?: () => PoolStats
+  /**
+   * Set when the calendar's search path is set per transaction (a pooler, a host's pool): its
+   * schema, which a statement sent alone, outside a transaction, names (`SCHEMA_QUALIFIED`).
+   */
+  readonly qualifiedSchema?: string
   close(): Promise<void>
 }
 
@@ -151,7 +156,7 @@ export function behindPoolerHandle(
   // transaction instead: one round trip too, and its plan kept.
   const settings = localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY, namer !== undefined)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(namer ? preparingPool(settings, namer) : settings, probe) })
-  return postgresHandle(dialect, pool, onQuery)
+  return { ...postgresHandle(dialect, pool, onQuery), qualifiedSchema: schema }
 }
 
 /**
@@ -164,7 +169,7 @@ export function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }
   const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
   const probe = hostPoolProbe(hostPool, 3000)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
-  return postgresHandle(dialect, hostPool, onQuery)
+  return { ...postgresHandle(dialect, hostPool, onQuery), qualifiedSchema: schema }
 }
 
 async function openPglite(

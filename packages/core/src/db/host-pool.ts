@@ -4,7 +4,7 @@ import type { XactStatus, XactStatusProbe } from './commit-check.js'
 import { calendarTypes } from './pg-types.js'
 import { searchPathQuery } from './schema.js'
 import { inlineParameters } from './inline-parameters.js'
-import type { ConfigClient, ConfigPool } from './prepared-statements.js'
+import { SCHEMA_QUALIFIED, type ConfigClient, type ConfigPool } from './prepared-statements.js'
 import { clientQuery } from './wrapped-pool.js'
 
 // A host's own pg.Pool (`database: { pool }`, README "Embedding"). Its connections are the host's:
@@ -80,7 +80,7 @@ const ignore = () => {}
  * message (no extra round trip). A short statement outside one is sent in one message with its
  * transaction (`oneMessageMax`, default `ONE_MESSAGE_MAX`); a longer one gets a transaction begun before it and committed
  * right after a write, at release after a read. One that fails rolls back at once, as autocommit
- * would have. `pipelined`: the clients are pg clients in pipeline mode (`pipeline: true`), and a
+ * would have. One marked `SCHEMA_QUALIFIED` outside a transaction is sent alone, as it is. `pipelined`: the clients are pg clients in pipeline mode (`pipeline: true`), and a
  * named statement longer than `ONE_MESSAGE_MAX` outside a transaction is written between its BEGIN
  * and its COMMIT without waiting for their answers (one round trip, its plan kept). `end()` leaves
  * the host's pool open.
@@ -128,6 +128,11 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         return send(config)
       }
       if (open === 'none') {
+        // It needs no search path, and without the transaction around it the server and a pooler
+        // handle one statement instead of four (BEGIN and the settings, it, COMMIT). Only the change
+        // check is one: it reads a few index pages, so it goes without the calendar's statement
+        // timeout (the client's `query_timeout` still bounds the wait).
+        if (config.text.endsWith(SCHEMA_QUALIFIED)) return send(config)
         // A short one is cheaper in one message, parsed again (three messages cost the pooler more).
         if (pipelined && config.name !== undefined && config.text.length > ONE_MESSAGE_MAX) return pipelinedTransaction(config)
         const whole = config.text.length <= oneMessageMax ? inlineParameters(config.text, config.values ?? []) : undefined

@@ -19,6 +19,12 @@ export interface ConfigPool {
 const HOT_AFTER = 3
 /** Texts named per pool; each connection holds a plan per name, so the set stays small. */
 const MAX_NAMED = 100
+/**
+ * Texts marked `SCHEMA_QUALIFIED` named per pool, besides `MAX_NAMED`: each is one schema's, and
+ * the calendars of a set share one namer, so a hundred calendars must not take the names of the
+ * statements every calendar runs (the list's). Past it they run unnamed, planned each time.
+ */
+const MAX_NAMED_QUALIFIED = 16
 /** Texts whose runs are counted before the counts start over (one-off statements never pile up). */
 const MAX_COUNTED = 2000
 /**
@@ -46,6 +52,15 @@ const STRING_LITERAL = /E?'(?:[^']|'')*'/g
  */
 export const PLAN_EACH_TIME = '/* plan each time */'
 
+/**
+ * Ends a short statement that names every object of the calendar with its schema (the change
+ * check, `change-log.ts`): on a connection that gets the calendar's search path per transaction (a
+ * pooler, a host's pool) it is sent alone, outside a transaction (`host-pool.ts`), and its text is
+ * one schema's, so few of them are named (`MAX_NAMED_QUALIFIED`). Inside a comment, so PostgreSQL
+ * ignores it.
+ */
+export const SCHEMA_QUALIFIED = '/* schema-qualified */'
+
 // Plan choice is left to PostgreSQL (`plan_cache_mode = auto`): after five runs of a named statement
 // it keeps the generic plan only when that plan does not look costlier than the custom ones. Forced
 // generic plans had saved the category list 0.7 ms of planning, but a generic plan never sees the
@@ -64,9 +79,12 @@ export type StatementNamer = (text: string) => string | undefined
 export function sharedNamer(): StatementNamer {
   const names = new Map<string, string>()
   const counts = new Map<string, number>()
+  let qualified = 0
   return (text: string): string | undefined => {
     const known = names.get(text)
-    if (known !== undefined || names.size >= MAX_NAMED || text.endsWith(PLAN_EACH_TIME) || !PLANNED.test(text)) return known
+    if (known !== undefined || text.endsWith(PLAN_EACH_TIME) || !PLANNED.test(text)) return known
+    const own = text.endsWith(SCHEMA_QUALIFIED)
+    if (own ? qualified >= MAX_NAMED_QUALIFIED : names.size - qualified >= MAX_NAMED) return undefined
     const seen = (counts.get(text) ?? 0) + 1
     if (seen === 1 && PATTERN_PARAMETER.test(text.replace(STRING_LITERAL, "''"))) throw new Error(`A LIKE pattern must be a literal (likePattern), not a parameter: ${text}`)
     if (seen < HOT_AFTER) {
@@ -78,6 +96,7 @@ export function sharedNamer(): StatementNamer {
     // Named after the text, so two pools over one pg pool never give one name two texts.
     const name = `cal_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`
     names.set(text, name)
+    if (own) qualified++
     return name
   }
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { RequestClock } from '../api/context.js'
 import type { CacheRules } from '../api/policy.js'
 import type { ResponseCacheOptions } from '../config/service-options.js'
-import { changeKindsOf, checkChanges, ORIGIN_POINT, type ChangeCheck, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
+import { changeCheckText, changeKindsOf, checkChanges, ORIGIN_POINT, type ChangeCheck, type ChangeKind, type ChangePoint } from '../changes/change-log.js'
 import { parseLsn } from '../db/replicas.js'
 import type { DB } from '../db/generated.js'
 import { answerSize, ByteLru } from './byte-lru.js'
@@ -154,9 +154,11 @@ export interface ChangeValidator {
  * whose statement is sent after the call: requests that arrive while a check waits for its
  * connection join it; later ones wait for the one after. Check n asks whether anything changed
  * since the snapshot of check n-1; when it did, the listeners are told that every answer whose
- * point came from check n-1 or earlier is stale (`staleThrough`).
+ * point came from check n-1 or earlier is stale (`staleThrough`). `qualifiedSchema`: the
+ * handle's (`DatabaseHandle`), when its connections have no search path of the calendar's.
  */
-export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeValidator {
+export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualifiedSchema?: string): ChangeValidator {
+  const text = changeCheckText(qualifiedSchema, withLsn)
   const listeners: ((through: number, changed: readonly ChangeKind[] | 'all') => void)[] = []
   // Checks end in order, so each of these only grows: of any change, of one the log could not
   // name, and of each kind.
@@ -198,7 +200,7 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false): ChangeVa
             // From here on the statement is on its way: newcomers wait for the next check.
             if (pending?.promise === promise) pending = undefined
             // The first check has nothing to compare with: from the origin, it finds a change.
-            return checkChanges(connection, previous?.point ?? ORIGIN_POINT, withLsn)
+            return checkChanges(connection, previous?.point ?? ORIGIN_POINT, text)
           })
           .then(
             (result: ChangeCheck) => {

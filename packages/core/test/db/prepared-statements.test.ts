@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { PLAN_EACH_TIME, preparingPool } from '../../src/db/prepared-statements.js'
+import { PLAN_EACH_TIME, preparingPool, SCHEMA_QUALIFIED } from '../../src/db/prepared-statements.js'
 import { BACKEND, freshCalendar, workerDatabaseUrl } from '../../../../test-support/test-db.js'
 
 // Named prepared statements are a pg-pool feature; PGlite runs statements unnamed.
@@ -68,6 +68,24 @@ describe.skipIf(BACKEND !== 'postgres')('prepared statements (postgres)', () => 
       expect(names.length).toBe(100)
       // Still correct beyond the cap.
       expect((await query('select 119 as k, $1::int as v', [7])).rows).toEqual([{ k: 119, v: 7 }])
+    })
+  })
+
+  // Issue 32: behind a pooler the change check names its calendar's schema, one text per schema; a
+  // calendar set's calendars share one namer, and their checks must not take the list's names.
+  it('names at most 16 schema-qualified texts, apart from the 100 others', async () => {
+    await withClient(async (query) => {
+      for (let k = 0; k < 30; k++) {
+        for (let i = 0; i < 3; i++) await query(`select ${k} as q, $1::int as v ${SCHEMA_QUALIFIED}`, [i])
+      }
+      for (let k = 0; k < 100; k++) {
+        for (let i = 0; i < 3; i++) await query(`select ${k} as shared, $1::int as v`, [i])
+      }
+      const statements = (await prepared(query)).map((r) => r.statement as string)
+      expect(statements.filter((text) => /as q, \$1::int as v \/\* schema-qualified \*\/$/.test(text))).toHaveLength(16)
+      expect(statements.filter((text) => /as shared, \$1::int as v$/.test(text))).toHaveLength(100)
+      // Unnamed past the cap, still answered.
+      expect((await query(`select 29 as q, $1::int as v ${SCHEMA_QUALIFIED}`, [7])).rows).toEqual([{ q: 29, v: 7 }])
     })
   })
 
