@@ -244,7 +244,8 @@ export async function createCalendars(input: CalendarsOptions = {}): Promise<Cal
           return rows[0]!
         })
       } catch (err) {
-        if ((err as { code?: string }).code === '23505') throw new TypeError(`The key "${key}" or the schema "${schema}" belongs to another calendar already.`, { cause: err })
+        // 42P06: another create of the key committed its schema before this one renamed a spare to it.
+        if (['23505', '42P06'].includes((err as { code?: string }).code ?? '')) throw new TypeError(`The key "${key}" or the schema "${schema}" belongs to another calendar already.`, { cause: err })
         throw err
       } finally {
         spares.refill()

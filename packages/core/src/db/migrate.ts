@@ -134,20 +134,42 @@ export async function assertMigrated<D>(db: Kysely<D>, schema: string = DEFAULT_
  * entries in pg_depend (every function depends on its schema), read by index: pg_proc has no index
  * on the schema, and a calendar set's pg_proc holds every calendar's functions (66 each). With
  * 66,000 functions the scan took 72 ms (EXPLAIN ANALYZE, a synthetic catalog, load ~10), this 0.2 ms.
+ * Their OIDs, not `regprocedure`: printing one checks that the name is not hidden by another
+ * function of the same name, a look-up of every calendar's function of that name.
  */
-export const SCHEMA_TRIGGER_FUNCTIONS = `select p.oid::regprocedure as fn from pg_depend n join pg_proc p on p.oid = n.objid
+export const SCHEMA_TRIGGER_FUNCTIONS = `select p.oid as fn from pg_depend n join pg_proc p on p.oid = n.objid
      where n.refclassid = 'pg_namespace'::regclass and n.refobjid = current_schema()::regnamespace and n.classid = 'pg_proc'::regclass
        and p.pronamespace = n.refobjid and p.prorettype = 'trigger'::regtype
        and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`
 
+// Each function is created again as PostgreSQL prints it, its search path line replaced, instead
+// of `ALTER FUNCTION … SET search_path`: ALTER finds the function by name, which reads every
+// calendar's function of that name, and each ALTER drops the cached look-ups for the next one; at
+// 1,000 calendars that was 70-140 ms of a create (BENCHMARKS.md, "Issue 31"). CREATE OR REPLACE
+// finds it by its exact name, arguments and schema. Its body is not checked again (PostgreSQL
+// checked it when a migration created it, and the check names the function the costly way), as
+// pg_dump restores functions. A definition without the usual `AS` line is altered as before.
 const PIN_TRIGGER_FUNCTIONS = `do $$
-declare fn regprocedure;
+declare
+  fn oid;
+  def text;
+  body_at int;
+  checking text := current_setting('check_function_bodies');
 begin
+  perform set_config('check_function_bodies', 'off', true);
   for fn in
     ${SCHEMA_TRIGGER_FUNCTIONS}
   loop
-    execute format('alter function %s set search_path from current', fn);
+    def := pg_get_functiondef(fn);
+    body_at := strpos(def, e'\\nAS ');
+    if body_at = 0 then
+      execute format('alter function %s set search_path from current', fn::regprocedure);
+    else
+      execute regexp_replace(left(def, body_at), e'\\n SET search_path TO [^\\n]*', '')
+        || e' SET search_path FROM CURRENT\\n' || substr(def, body_at + 1);
+    end if;
   end loop;
+  perform set_config('check_function_bodies', checking, true);
 end $$`
 
 function quoted(identifier: string): string {
