@@ -5,16 +5,17 @@
  *
  * - Idempotent, so an interrupted run is resumed by running it again: events carry the source's
  *   `global_id` as `origin_uid` (found again by `calendar.events.import()`, as the ICS import
- *   does); terms, venues and organizers are found again by slug. What is already equal is left
- *   alone, what changed at the source is updated, nothing is created twice.
- * - Terms, venues and organizers are one script-API call each; events are written by
- *   `calendar.events.import()` in batches (each in a transaction), so an item is written whole or
- *   not at all; a source that answers garbage stops the run with a `SourceError` naming the URL
- *   before anything of that item is written.
+ *   does); terms, venues and organizers are found again by slug (a slug-less draft by name).
+ *   What is already equal is left alone, what changed at the source is updated, nothing is
+ *   created twice.
+ * - Terms are one script-API call each; venues, organizers and events are written by the bulk
+ *   imports (`venues.import()`, `organizers.import()`, `events.import()`) in batches, each in a
+ *   transaction, so an item is written whole or not at all; a source that answers garbage stops
+ *   the run with a `SourceError` naming the URL before anything of that item is written.
  * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
  */
 import { CalendarError, type Calendar, type CallOptions } from '@cal-events/core'
-import type { EventInput, OrganizerResource, TermInput, TermResource, VenueResource } from '@cal-events/core'
+import type { EventInput, TermInput, TermResource } from '@cal-events/core'
 import {
   ALL_DATES,
   costInput,
@@ -29,6 +30,7 @@ import {
   str,
   termInput,
   type Json,
+  type LinkedFields,
   type TermFields,
 } from './migrate-site-input.js'
 import { listAll, openSource, SourceError, type Source, type SourceOptions } from './source.js'
@@ -200,63 +202,53 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   // --- venues and organizers ---------------------------------------------------------------
   const linkedDone = new Map<string, Promise<number | undefined>>()
 
-  /** The target id of a source venue/organizer, copying it first if needed (once per run). */
+  /**
+   * Writes source venues/organizers through the bulk import (issue 33): found again by the
+   * source's slug (a slug-less draft by name), left alone when equal, updated when not; a
+   * trashed copy stays trashed. Returns each item's target id (`undefined`: refused).
+   */
+  async function importLinked(kind: 'venues' | 'organizers', items: Json[], onBatch?: (done: number) => void): Promise<(number | undefined)[]> {
+    const inputs = items.map((item) => linkedInput(kind, item))
+    const labelOf = (i: number) => str(items[i]!.slug) || `#${str(items[i]!.id)}`
+    const withSlugs = inputs.map((input, i) => (items[i]!.slug ? { ...input, slug: str(items[i]!.slug) } : input))
+    const inputOf = new Map<object, LinkedFields>(withSlugs.map((item, i) => [item, inputs[i]!]))
+    const result = await target[kind].import(withSlugs, {
+      ...call,
+      existing: (current, item) => (linkedSame(kind, current, inputOf.get(item)!) ? 'skip' : 'update'),
+      onProgress: (p) => onBatch?.(p.done),
+    })
+    const failed = new Set(result.errors.map((e) => e.index))
+    result.ids.forEach((id, i) => {
+      if (failed.has(i)) return
+      if (id !== undefined) ids[kind].set(Number(items[i]!.id), id)
+    })
+    counts[kind].created += result.created
+    counts[kind].updated += result.updated
+    counts[kind].unchanged += result.unchanged
+    // Trashed in the target: left alone.
+    counts[kind].skipped += result.skipped
+    for (const { index, error } of result.errors) record(kind, labelOf(index), error)
+    return result.ids
+  }
+
+  /** The target id of a source venue/organizer the listing did not show, copying it first (once per run). */
   function ensureLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
+    const known = ids[kind].get(Number(item.id))
+    if (known !== undefined) return Promise.resolve(known)
     const key = `${kind}:${str(item.id)}`
     let pending = linkedDone.get(key)
     if (!pending) {
-      pending = copyLinked(kind, item)
+      pending = importLinked(kind, [item]).then((got) => got[0])
       linkedDone.set(key, pending)
     }
     return pending
   }
 
-  async function copyLinked(kind: 'venues' | 'organizers', item: Json): Promise<number | undefined> {
-    const input = linkedInput(kind, item)
-    const label = str(item.slug) || `#${str(item.id)}`
-    try {
-      let found: VenueResource | OrganizerResource | undefined
-      if (item.slug) {
-        try {
-          found = await target[kind].getBySlug(str(item.slug), call)
-        } catch (err) {
-          if (!(err instanceof CalendarError) || (err.code !== 'NO_ROUTE' && !/NOT_FOUND|INVALID|NOT_ACCESSIBLE/.test(err.code))) throw err
-        }
-      } else {
-        // A draft has no slug yet: the same name, in any status, is the same item.
-        const name = input[kind === 'venues' ? 'venue' : 'organizer']
-        const list = await target[kind].list({ search: String(name), status: STATUSES, per_page: 50 }, call)
-        const listed: (VenueResource | OrganizerResource)[] = 'venues' in list ? list.venues : list.organizers
-        found = listed.find((x) => (kind === 'venues' ? 'venue' in x && x.venue : 'organizer' in x && x.organizer) === name)
-      }
-      if (found?.status === 'trash') {
-        record(kind, label, 'skipped')
-      } else if (found) {
-        if (linkedSame(kind, found, input)) record(kind, label, 'unchanged')
-        else {
-          await target[kind].update(found.id, input, call)
-          record(kind, label, 'updated')
-        }
-      } else {
-        found = await target[kind].create(input, call)
-        record(kind, label, 'created')
-      }
-      ids[kind].set(Number(item.id), found.id)
-      return found.id
-    } catch (err) {
-      record(kind, label, err as Error)
-      return undefined
-    }
-  }
-
   async function copyLinkedPhase(kind: 'venues' | 'organizers'): Promise<void> {
     const items = await readPosts(kind, '')
     counts[kind].seen = items.length
-    let done = 0
-    await runPool(items, limit, signal, async (item) => {
-      await ensureLinked(kind, item)
-      options.onProgress?.(kind, ++done, items.length)
-    })
+    if (signal?.aborted || items.length === 0) return
+    await importLinked(kind, items, (done) => options.onProgress?.(kind, done, items.length))
   }
 
   // --- events ------------------------------------------------------------------------------

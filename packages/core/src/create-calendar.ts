@@ -37,7 +37,7 @@ export type {
   TermListQuery,
   VenueInput,
 } from './calendar/script-inputs.js'
-export type { CalendarScripts, EventResourceApi, ImportOptions, PostResourceApi, TermResourceApi } from './calendar/script-types.js'
+export type { CalendarScripts, EventResourceApi, ImportOptions, LinkedImportItemError, LinkedImportSummary, LinkedResourceApi, PostResourceApi, TermResourceApi } from './calendar/script-types.js'
 export type { ExistingPolicy, ImportItemError, ImportProgress, ImportSummary } from './events/event-import.js'
 
 /** Opens the database, checks that it answers (a clear error if not) and optionally migrates it. */

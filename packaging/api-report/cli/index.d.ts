@@ -436,12 +436,13 @@ interface Source {
  *
  * - Idempotent, so an interrupted run is resumed by running it again: events carry the source's
  *   `global_id` as `origin_uid` (found again by `calendar.events.import()`, as the ICS import
- *   does); terms, venues and organizers are found again by slug. What is already equal is left
- *   alone, what changed at the source is updated, nothing is created twice.
- * - Terms, venues and organizers are one script-API call each; events are written by
- *   `calendar.events.import()` in batches (each in a transaction), so an item is written whole or
- *   not at all; a source that answers garbage stops the run with a `SourceError` naming the URL
- *   before anything of that item is written.
+ *   does); terms, venues and organizers are found again by slug (a slug-less draft by name).
+ *   What is already equal is left alone, what changed at the source is updated, nothing is
+ *   created twice.
+ * - Terms are one script-API call each; venues, organizers and events are written by the bulk
+ *   imports (`venues.import()`, `organizers.import()`, `events.import()`) in batches, each in a
+ *   transaction, so an item is written whole or not at all; a source that answers garbage stops
+ *   the run with a `SourceError` naming the URL before anything of that item is written.
  * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
  */
 

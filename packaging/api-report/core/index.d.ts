@@ -1014,12 +1014,24 @@ interface ImportProgress {
     done: number;
     created: number;
     updated: number;
-    /** Found by origin id and left as they were (`existing: 'skip'`, or the function said so). */
+    /** Found again and left as they were (`existing: 'skip'`, or the function said so). */
     unchanged: number;
-    /** Found by origin id in the trash: left there, never recreated. */
+    /** Found again in the trash: left there, never recreated. */
     skipped: number;
     failed: number;
 }
+/** What to do with an item an import finds already stored (not trashed). */
+type ExistingPolicy = 'update' | 'skip' | ((current: Record<string, unknown>, item: Record<string, unknown>) => 'update' | 'skip');
+/** Options of a bulk import besides the call's own. */
+interface ImportBatchOptions {
+    /** Items per transaction. Default 500. */
+    batchSize?: number;
+    /** An item found already stored: updated (default), skipped, or as the function decides given the stored item as an answer shows it. */
+    existing?: ExistingPolicy;
+    /** Called after each batch. */
+    onProgress?: (progress: ImportProgress) => void;
+}
+
 /** One item the calendar refused. */
 interface ImportItemError {
     /** Its position in the items (0-based). */
@@ -1031,16 +1043,89 @@ interface ImportItemError {
 interface ImportSummary extends ImportProgress {
     errors: ImportItemError[];
 }
-/** What to do with an item whose origin id an event already has (not trashed). */
-type ExistingPolicy = 'update' | 'skip' | ((current: Record<string, unknown>, item: Record<string, unknown>) => 'update' | 'skip');
-/** Options of `calendar.events.import()` besides the call's own. */
-interface ImportBatchOptions {
-    /** Items per transaction. Default 500. */
-    batchSize?: number;
-    /** An item whose `origin_uid` an event has: updated (default), skipped, or as the function decides given the event as stored. */
-    existing?: ExistingPolicy;
-    /** Called after each batch. */
-    onProgress?: (progress: ImportProgress) => void;
+
+/**
+ * Venues and organizers are the same kind of record ("linked posts") with different fields. The
+ * descriptor carries everything that differs, so the code serving them never asks which it is.
+ */
+interface LinkedKind<N extends string = 'venue' | 'organizer', D extends ArgsRecord = ArgsRecord> {
+    readonly type: N;
+    readonly table: 'venues' | 'organizers';
+    /** Name of the name field on the wire (`venue` / `organizer`). */
+    readonly nameField: N;
+    /** Plural, as the list envelope and collection path name it. */
+    readonly plural: 'venues' | 'organizers';
+    /** Free-text detail fields, in wire order (str0 on input, `website` url0). */
+    readonly textFields: readonly string[];
+    /** The kind's own write fields (CONTRACT 11.1), besides the shared post fields. */
+    readonly detailArgs: D;
+    /** Boolean flags, `true` when a create leaves them out (venue map flags). */
+    readonly flags: readonly string[];
+    /** Whether records carry a `geo_lat`/`geo_lng` pair (extension). */
+    readonly coordinates: boolean;
+    /** Fields `search` looks in besides name, description and excerpt (CONTRACT 7). */
+    readonly searchFields: readonly string[];
+    /** How an event links records of the kind: a column of `events`, or a link table in order. */
+    readonly eventLink: {
+        readonly via: 'column';
+        readonly column: 'venue_id';
+    } | {
+        readonly via: 'table';
+        readonly table: 'event_organizers';
+        readonly column: 'organizer_id';
+    };
+    /** Columns computed from others on every write that touches their sources (or creates). */
+    derive?(input: Readonly<Record<string, unknown>>, merged: (field: string) => string, creating: boolean): Record<string, unknown>;
+    /** The schema.org type of `json_ld` (CONTRACT 4.7). */
+    readonly jsonLdType: 'Place' | 'Person';
+    readonly errors: {
+        readonly notAccessible: CalendarErrorCode;
+        readonly inTrash: CalendarErrorCode;
+        readonly couldNotCreate: CalendarErrorCode;
+        readonly couldNotUpdate: CalendarErrorCode;
+        readonly pageNotFound: CalendarErrorCode;
+    };
+}
+declare const venueDetailArgs: {
+    address: ArgSpec<string, string>;
+    city: ArgSpec<string, string>;
+    country: ArgSpec<string, string>;
+    province: ArgSpec<string, string>;
+    state: ArgSpec<string, string>;
+    zip: ArgSpec<string, string>;
+    phone: ArgSpec<string, string>;
+    website: ArgSpec<string, string>;
+    stateprovince: ArgSpec<string, string>;
+    show_map: ArgSpec<boolean, unknown>;
+    show_map_link: ArgSpec<boolean, unknown>;
+    geo_lat: ArgSpec<number, string | number>;
+    geo_lng: ArgSpec<number, string | number>;
+};
+declare const organizerDetailArgs: {
+    phone: ArgSpec<string, string>;
+    website: ArgSpec<string, string>;
+    email: ArgSpec<string, string>;
+};
+/** The venue kind. */
+/** A venue's own write fields (CONTRACT 11.1), named so the public input types can refer to them. */
+type VenueDetailArgs = typeof venueDetailArgs;
+/** The organizer kind. */
+/** An organizer's own write fields (CONTRACT 11.1). */
+type OrganizerDetailArgs = typeof organizerDetailArgs;
+
+/** One item the calendar refused. */
+interface LinkedImportItemError {
+    /** Its position in the items (0-based). */
+    index: number;
+    /** The `slug` the item gave, if any. */
+    slug: string | undefined;
+    error: Error;
+}
+/** What a venue/organizer import did, with the items refused and each item's record. */
+interface LinkedImportSummary extends ImportProgress {
+    errors: LinkedImportItemError[];
+    /** The id of each item's record, by the item's index: created, updated, left unchanged, or found in the trash (`skipped`); `undefined` for an item refused. */
+    ids: (number | undefined)[];
 }
 
 /** One operation of the document: the fields every one has, the others as written. */
@@ -1979,75 +2064,6 @@ declare function eventWriteArgs(forCreate: boolean): {
     recurrence: ArgSpec<string[], string[]>;
 };
 
-/**
- * Venues and organizers are the same kind of record ("linked posts") with different fields. The
- * descriptor carries everything that differs, so the code serving them never asks which it is.
- */
-interface LinkedKind<N extends string = 'venue' | 'organizer', D extends ArgsRecord = ArgsRecord> {
-    readonly type: N;
-    readonly table: 'venues' | 'organizers';
-    /** Name of the name field on the wire (`venue` / `organizer`). */
-    readonly nameField: N;
-    /** Plural, as the list envelope and collection path name it. */
-    readonly plural: 'venues' | 'organizers';
-    /** Free-text detail fields, in wire order (str0 on input, `website` url0). */
-    readonly textFields: readonly string[];
-    /** The kind's own write fields (CONTRACT 11.1), besides the shared post fields. */
-    readonly detailArgs: D;
-    /** Boolean flags, `true` when a create leaves them out (venue map flags). */
-    readonly flags: readonly string[];
-    /** Whether records carry a `geo_lat`/`geo_lng` pair (extension). */
-    readonly coordinates: boolean;
-    /** Fields `search` looks in besides name, description and excerpt (CONTRACT 7). */
-    readonly searchFields: readonly string[];
-    /** How an event links records of the kind: a column of `events`, or a link table in order. */
-    readonly eventLink: {
-        readonly via: 'column';
-        readonly column: 'venue_id';
-    } | {
-        readonly via: 'table';
-        readonly table: 'event_organizers';
-        readonly column: 'organizer_id';
-    };
-    /** Columns computed from others on every write that touches their sources (or creates). */
-    derive?(input: Readonly<Record<string, unknown>>, merged: (field: string) => string, creating: boolean): Record<string, unknown>;
-    /** The schema.org type of `json_ld` (CONTRACT 4.7). */
-    readonly jsonLdType: 'Place' | 'Person';
-    readonly errors: {
-        readonly notAccessible: CalendarErrorCode;
-        readonly inTrash: CalendarErrorCode;
-        readonly couldNotCreate: CalendarErrorCode;
-        readonly couldNotUpdate: CalendarErrorCode;
-        readonly pageNotFound: CalendarErrorCode;
-    };
-}
-declare const venueDetailArgs: {
-    address: ArgSpec<string, string>;
-    city: ArgSpec<string, string>;
-    country: ArgSpec<string, string>;
-    province: ArgSpec<string, string>;
-    state: ArgSpec<string, string>;
-    zip: ArgSpec<string, string>;
-    phone: ArgSpec<string, string>;
-    website: ArgSpec<string, string>;
-    stateprovince: ArgSpec<string, string>;
-    show_map: ArgSpec<boolean, unknown>;
-    show_map_link: ArgSpec<boolean, unknown>;
-    geo_lat: ArgSpec<number, string | number>;
-    geo_lng: ArgSpec<number, string | number>;
-};
-declare const organizerDetailArgs: {
-    phone: ArgSpec<string, string>;
-    website: ArgSpec<string, string>;
-    email: ArgSpec<string, string>;
-};
-/** The venue kind. */
-/** A venue's own write fields (CONTRACT 11.1), named so the public input types can refer to them. */
-type VenueDetailArgs = typeof venueDetailArgs;
-/** The organizer kind. */
-/** An organizer's own write fields (CONTRACT 11.1). */
-type OrganizerDetailArgs = typeof organizerDetailArgs;
-
 /** The event fields one occurrence may change; the rest (status, author, password, slug, rule) are the series'. */
 declare const OVERRIDE_FIELDS: readonly ["title", "start_date", "end_date", "timezone", "description", "excerpt", "image", "cost", "website", "show_map", "show_map_link", "featured", "categories", "tags", "venue", "organizer"];
 /** The declared arguments of a change of one occurrence (the fields of `OVERRIDE_FIELDS`). */
@@ -2394,6 +2410,21 @@ interface EventResourceApi extends PostResourceApi<EventResource, EventList, Eve
         key?: string;
     }): Promise<string>;
 }
+/** The script API of venues and organizers: the common resource calls plus the bulk import. */
+interface LinkedResourceApi<T, L, I> extends PostResourceApi<T, L, LinkedListQuery, I> {
+    /**
+     * Writes many venues or organizers (issue 33): each item the fields of `create`, with an
+     * optional `slug` it is found again by (and a new record takes), in batches of `batchSize` per
+     * transaction. Found again (by `slug`, or without one by name as `create` reuses a record): updated
+     * (or skipped: `existing`); one in the trash is left there. `ids` gives each item's record; an
+     * item the calendar refuses is reported in `errors` and the rest goes on.
+     */
+    import(items: Iterable<I & {
+        slug?: string;
+    }> | AsyncIterable<I & {
+        slug?: string;
+    }>, options?: ImportOptions): Promise<LinkedImportSummary>;
+}
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
 interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
     list(query?: Q, options?: CallOptions): Promise<L>;
@@ -2402,14 +2433,14 @@ interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
     update(id: number, input: I, options?: CallOptions): Promise<T>;
     delete(id: number, options?: CallOptions): Promise<T>;
 }
-/** Options of `calendar.events.import()`: the call's (`as`, `language`) and the batches'. */
+/** Options of `calendar.events.import()` and of `venues.import()`/`organizers.import()`: the call's (`as`, `language`) and the batches'. */
 interface ImportOptions extends CallOptions, ImportBatchOptions {
 }
 /** The typed script services of a calendar (and of `withTransaction`'s callback). */
 interface CalendarScripts {
     readonly events: EventResourceApi;
-    readonly venues: PostResourceApi<VenueResource, VenueList, LinkedListQuery, VenueInput>;
-    readonly organizers: PostResourceApi<OrganizerResource, OrganizerList, LinkedListQuery, OrganizerInput>;
+    readonly venues: LinkedResourceApi<VenueResource, VenueList, VenueInput>;
+    readonly organizers: LinkedResourceApi<OrganizerResource, OrganizerList, OrganizerInput>;
     readonly categories: TermResourceApi<TermResource, CategoryList>;
     readonly tags: TermResourceApi<TermResource, TagList>;
     /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */
@@ -2602,4 +2633,4 @@ interface Calendars {
  */
 declare function createCalendars(input?: CalendarsOptions): Promise<Calendars>;
 
-export { type Authenticate, CALENDAR_KEY, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedListQuery, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ReadStats, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };
+export { type Authenticate, CALENDAR_KEY, type CachedAnswer, type Calendar, CalendarError, type CalendarErrorCode, type CalendarInfo, type CalendarOptions, type CalendarRequest, type CalendarResponse, type CalendarScripts, type CalendarSettings, type Calendars, type CalendarsOptions, type CallOptions, type CategoryList, type CorsOptions, type CreateCalendarOptions, type CreateOptions, type DatabaseOptions, type DescribedArg, type DescribedRoute, type Endpoint, type EventFeedQuery, type EventInput, type EventList, type EventListQuery, type EventLoopDelay, type EventOrganizerInput, type EventResource, type EventResourceApi, type EventVenueInput, type ExistingPolicy, type FeedKeyInfo, type FeedKeyInput, type FollowingInput, type HealthReport, type HostClient, type HostPool, type HostPoolClient, type HostQueryConfig, type HttpMethod, type ImportItemError, type ImportOptions, type ImportProgress, type ImportSummary, type LinkedImportItemError, type LinkedImportSummary, type LinkedListQuery, type LinkedResourceApi, type MigrationReport, NAMESPACE, type OccurrenceInput, type OpenApiDocument, type OpenApiOperation, type OrganizerInput, type OrganizerList, type OrganizerResource, type PoolStats, type PostResourceApi, type Principal, ROLES, type ReadStats, type ResolvedOptions, type Role, type RootDescriptor, type RouteDef, type TagList, type TermInput, type TermListQuery, type TermResource, type TermResourceApi, type TokenInfo, type TokenInput, type VenueInput, type VenueList, type VenueResource, WP_NAMESPACE, createCalendar, createCalendars, eventLoopDelay, migrateCalendar };

@@ -17,8 +17,12 @@ import type { HostClient } from '../db/host-pool.js'
 import { hostTransactionDb } from '../db/host-transaction.js'
 import { invalidParams } from '../errors.js'
 import { importEvents } from '../events/event-import.js'
+import type { ImportBatchOptions, ImportDeps } from '../api/import-batches.js'
+import { ORGANIZER, VENUE } from '../linked/kinds.js'
+import { importLinked } from '../linked/linked-import.js'
 import type { EventList, EventResource } from '../openapi/resource-types.js'
 import type { CallOptions, CreateOptions, InputOf, WithLanguage } from './script-inputs.js'
+import type { ImportOptions } from './script-types.js'
 import type { CalendarScripts, PostResourceApi, TermResourceApi } from './script-types.js'
 import type { CalendarOperations } from './wiring.js'
 
@@ -123,6 +127,21 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
     const passwordQuery = (op: AnyOperation | undefined, password: string | undefined) =>
       password && op && Object.hasOwn(op.args, 'password') ? { password } : {}
 
+    /** A bulk import (`events.import()`, `venues.import()`, …): each batch with a fresh call context of the call's options. */
+    function bulk<R>(
+      run: (deps: ImportDeps, items: Iterable<Record<string, unknown>>, batches: ImportBatchOptions) => Promise<R>,
+      items: Iterable<object> | AsyncIterable<object>,
+      o: ImportOptions = {},
+    ): Promise<R> {
+      return using(async (db) => {
+        await host.ready()
+        const { as, language, ...batches } = o
+        const principal = as === undefined ? SYSTEM_PRINCIPAL : as
+        const source = { principal, raw: { path: {}, query: {}, body: {} }, language, origin: options.publicBaseUrl }
+        return run({ db, context: () => buildCallContext(source, options, db).ctx }, items as Iterable<Record<string, unknown>>, batches)
+      })
+    }
+
     const pathOf = (key: 'id' | 'slug', value: number | string) => ({ [key]: String(value) })
     // The input types of the resource APIs come from the operations' own declarations (`InputOf`),
     // so `Calendar`'s declared input types are checked against them where the APIs are assembled
@@ -157,14 +176,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
       events: {
         ...postApi<EventResource, EventList, typeof events>(events, 'events'),
         getByOrigin: (originUid, o) => call(events.getByOrigin, { query: { origin_uid: originUid } }, o),
-        import: (items, o = {}) =>
-          using(async (db) => {
-            await host.ready()
-            const { as, language, ...batches } = o
-            const principal = as === undefined ? SYSTEM_PRINCIPAL : as
-            const source = { principal, raw: { path: {}, query: {}, body: {} }, language, origin: options.publicBaseUrl }
-            return importEvents({ db, context: () => buildCallContext(source, options, db).ctx }, items as Iterable<Record<string, unknown>>, batches)
-          }),
+        import: (items, o) => bulk(importEvents, items, o),
         updateOccurrence: (id, key, body, o) => call(events.updateOccurrence, { path: { id: String(id), key }, body }, o),
         updateFollowing: (id, key, body, o) => call(events.updateFollowing, { path: { id: String(id), key }, body }, o),
         deleteOccurrence: (id, key, o) => call(events.deleteOccurrence, { path: { id: String(id), key } }, o),
@@ -175,8 +187,8 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
         },
         ical: (id, o) => callText(ical.byId, { path: pathOf('id', id), query: passwordQuery(ical.byId, o?.password) }, o?.key, o),
       },
-      venues: postApi(venues, 'venues'),
-      organizers: postApi(organizers, 'organizers'),
+      venues: { ...postApi(venues, 'venues'), import: (items, o) => bulk((deps, i, b) => importLinked(VENUE, deps, i, b), items, o) },
+      organizers: { ...postApi(organizers, 'organizers'), import: (items, o) => bulk((deps, i, b) => importLinked(ORGANIZER, deps, i, b), items, o) },
       categories: termApi(categories, 'categories'),
       tags: termApi(tags, 'tags'),
       discovery: {

@@ -1,7 +1,11 @@
 // The public shape of the script API: one typed object per resource (docs in README "Scripts").
 import type { FeedKeyInfo, FeedKeyInput } from '../auth/feed-keys.js'
 import type { TokenInfo, TokenInput } from '../auth/tokens.js'
-import type { ImportBatchOptions, ImportSummary } from '../events/event-import.js'
+import type { ImportBatchOptions } from '../api/import-batches.js'
+import type { ImportSummary } from '../events/event-import.js'
+import type { LinkedImportSummary } from '../linked/linked-import.js'
+
+export type { LinkedImportItemError, LinkedImportSummary } from '../linked/linked-import.js'
 import type { OpenApiDocument } from '../openapi/document.js'
 import type { RootDescriptor } from '../openapi/root-descriptor.js'
 import type {
@@ -90,6 +94,18 @@ export interface EventResourceApi extends PostResourceApi<EventResource, EventLi
   ical(id: number, options?: CallOptions & { password?: string; key?: string }): Promise<string>
 }
 
+/** The script API of venues and organizers: the common resource calls plus the bulk import. */
+export interface LinkedResourceApi<T, L, I> extends PostResourceApi<T, L, LinkedListQuery, I> {
+  /**
+   * Writes many venues or organizers (issue 33): each item the fields of `create`, with an
+   * optional `slug` it is found again by (and a new record takes), in batches of `batchSize` per
+   * transaction. Found again (by `slug`, or without one by name as `create` reuses a record): updated
+   * (or skipped: `existing`); one in the trash is left there. `ids` gives each item's record; an
+   * item the calendar refuses is reported in `errors` and the rest goes on.
+   */
+  import(items: Iterable<I & { slug?: string }> | AsyncIterable<I & { slug?: string }>, options?: ImportOptions): Promise<LinkedImportSummary>
+}
+
 /** The typed script API of categories and tags (term ids only, no slugs routes). */
 export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
   list(query?: Q, options?: CallOptions): Promise<L>
@@ -99,14 +115,14 @@ export interface TermResourceApi<T, L, Q = TermListQuery, I = TermInput> {
   delete(id: number, options?: CallOptions): Promise<T>
 }
 
-/** Options of `calendar.events.import()`: the call's (`as`, `language`) and the batches'. */
+/** Options of `calendar.events.import()` and of `venues.import()`/`organizers.import()`: the call's (`as`, `language`) and the batches'. */
 export interface ImportOptions extends CallOptions, ImportBatchOptions {}
 
 /** The typed script services of a calendar (and of `withTransaction`'s callback). */
 export interface CalendarScripts {
   readonly events: EventResourceApi
-  readonly venues: PostResourceApi<VenueResource, VenueList, LinkedListQuery, VenueInput>
-  readonly organizers: PostResourceApi<OrganizerResource, OrganizerList, LinkedListQuery, OrganizerInput>
+  readonly venues: LinkedResourceApi<VenueResource, VenueList, VenueInput>
+  readonly organizers: LinkedResourceApi<OrganizerResource, OrganizerList, OrganizerInput>
   readonly categories: TermResourceApi<TermResource, CategoryList>
   readonly tags: TermResourceApi<TermResource, TagList>
   /** The root descriptor (`GET /cal/events/v1`) and the OpenAPI document (`GET /cal/events/v1/doc`). */

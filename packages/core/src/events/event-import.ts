@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import { sql } from 'kysely'
 import type { CallContext } from '../api/context.js'
+import { addProgress, importBatchSize, progressOf, type ExistingPolicy, type ImportBatchOptions, type ImportDeps, type ImportProgress } from '../api/import-batches.js'
 import { parseArgs } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
@@ -29,18 +30,7 @@ import { applyEventWrite, draftEventWrite, plannedAuthors, verifyEventPlan, type
 // venues, organizers and terms, occurrences, change log and counts by the same triggers). An
 // item the calendar refuses is reported and the rest of its batch goes on.
 
-/** What an import did so far. */
-export interface ImportProgress {
-  /** Items read. */
-  done: number
-  created: number
-  updated: number
-  /** Found by origin id and left as they were (`existing: 'skip'`, or the function said so). */
-  unchanged: number
-  /** Found by origin id in the trash: left there, never recreated. */
-  skipped: number
-  failed: number
-}
+export type { ExistingPolicy, ImportBatchOptions, ImportDeps, ImportProgress }
 
 /** One item the calendar refused. */
 export interface ImportItemError {
@@ -55,26 +45,6 @@ export interface ImportSummary extends ImportProgress {
   errors: ImportItemError[]
 }
 
-/** What to do with an item whose origin id an event already has (not trashed). */
-export type ExistingPolicy = 'update' | 'skip' | ((current: Record<string, unknown>, item: Record<string, unknown>) => 'update' | 'skip')
-
-/** Options of `calendar.events.import()` besides the call's own. */
-export interface ImportBatchOptions {
-  /** Items per transaction. Default 500. */
-  batchSize?: number
-  /** An item whose `origin_uid` an event has: updated (default), skipped, or as the function decides given the event as stored. */
-  existing?: ExistingPolicy
-  /** Called after each batch. */
-  onProgress?: (progress: ImportProgress) => void
-}
-
-/** What the import needs of the calendar. */
-export interface ImportDeps {
-  db: Kysely<DB>
-  /** A fresh call context on `db` (its own clock) for each batch. */
-  context(): CallContext
-}
-
 interface Item {
   index: number
   raw: Record<string, unknown>
@@ -84,7 +54,6 @@ interface Item {
   plan?: EventWritePlan
 }
 
-const DEFAULT_BATCH = 500
 const ARGS = eventWriteArgs(true)
 
 /**
@@ -98,7 +67,7 @@ export async function importEvents(
   items: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
   options: ImportBatchOptions = {},
 ): Promise<ImportSummary> {
-  const size = Math.max(1, Math.min(options.batchSize ?? DEFAULT_BATCH, 5000))
+  const size = importBatchSize(options)
   const summary: ImportSummary = { done: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, errors: [] }
   // Inline venues/organizers, image URLs and term names already resolved by this import (committed).
   const resolved = new Map<string, number>()
@@ -126,10 +95,9 @@ export async function importEvents(
     await written()
     const write = async () => {
       await writeChecked(ctx, checked, part, resolved)
-      for (const key of ['done', 'created', 'updated', 'unchanged', 'skipped', 'failed'] as const) summary[key] += part[key]
+      addProgress(summary, part)
       summary.errors.push(...part.errors.sort((a, b) => a.index - b.index))
-      const { done, created, updated, unchanged, skipped, failed } = summary
-      options.onProgress?.({ done, created, updated, unchanged, skipped, failed })
+      options.onProgress?.(progressOf(summary))
     }
     writing = { done: write().catch((error: unknown) => void (failure = { error })), origins: own }
   }

@@ -18,7 +18,7 @@ type Db = Kysely<DB> | Transaction<DB>
 export type LinkedInput = Record<string, unknown>
 
 /** The lifecycle part of a venue/organizer write; its `date` is read in the site zone. */
-function lifecycleInput(input: LinkedInput, ctx: CallContext): LifecycleInput {
+export function lifecycleInput(input: LinkedInput, ctx: CallContext): LifecycleInput {
   return {
     status: input.status as string | undefined,
     dateUtc: requestedDateUtc(input, ctx.options.siteTimezone, ctx.clock.now()),
@@ -78,6 +78,18 @@ async function detailColumns(
   current: Record<string, unknown> | undefined,
   applyFlagDefaults: boolean,
 ): Promise<Record<string, unknown>> {
+  const cols = plainDetailColumns(kind, input, current, applyFlagDefaults)
+  if (input.image !== undefined) cols.image_id = await resolveImage(db, checkImageValue(input.image))
+  return cols
+}
+
+/** `detailColumns` without the image (which may need the database): text fields, flags, coordinates, derived columns. */
+export function plainDetailColumns(
+  kind: LinkedKind,
+  input: LinkedInput,
+  current: Record<string, unknown> | undefined,
+  applyFlagDefaults: boolean,
+): Record<string, unknown> {
   const cols: Record<string, unknown> = {}
   for (const field of kind.textFields) if (typeof input[field] === 'string') cols[field] = input[field]
   for (const flag of kind.flags) {
@@ -89,7 +101,6 @@ async function detailColumns(
     cols.geo_lng = input.geo_lng
   }
   if (kind.derive) Object.assign(cols, kind.derive(input, (f) => columnText(cols[f] ?? current?.[f]), current === undefined))
-  if (input.image !== undefined) cols.image_id = await resolveImage(db, checkImageValue(input.image))
   return cols
 }
 

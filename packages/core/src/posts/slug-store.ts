@@ -42,7 +42,7 @@ export async function uniqueSlug(
 }
 
 /** The advisory lock key of a base slug: one key for `lockSlug` and `uniqueSlugs`, so single and batch writers queue together. */
-function slugLockKey(scope: SlugScope, base: string, language: string): string {
+export function slugLockKey(scope: SlugScope, base: string, language: string): string {
   return `${typeof scope === 'string' ? scope : scope.taxonomy.slugNamespace}:${language}:${base}`
 }
 
