@@ -1,8 +1,9 @@
 import { createCalendar, type EventInput } from '@cal-events/core'
-import { migrateSite } from '@cal-events/cli'
+import { migrateSite, type Phase } from '@cal-events/cli'
 import { cpuMark } from './cpu.js'
 import { dropDatabase, freshDatabase, pgSession } from './db.js'
 import { preparePostgres } from './prepare.js'
+import { DB_PREFIX } from './series.js'
 import type { Targets } from './scenarios.js'
 import { ADMIN_TOKEN, startCalendarServer } from './server.js'
 
@@ -106,25 +107,59 @@ export interface MigrateSiteResult {
   eventsPerSecond: number
   counts: Record<string, { created: number; failed: number }>
   targetEvents: number
+  /** Seconds of each phase, reading its source lists included: terms (categories and tags), venues, organizers, events. */
+  phases: { terms: number; venues: number; organizers: number; events: number }
+  /**
+   * CPU milliseconds per copied event over the whole run: this process (`migrateSite` and the
+   * target calendar), the source's server, and the PostgreSQL backends of each database.
+   */
+  cpu: { migrate: number; sourceServer: number; targetPostgres: number; sourcePostgres: number }
 }
 
 /** A migrate-site of a seeded `n`-event source, served by the project's server, into an empty calendar. */
 export async function migrateSiteRun(adminUrl: string, n: number, keep: boolean): Promise<MigrateSiteResult> {
-  const sourceName = `cal_bench_source_${n}`
-  const targetName = `cal_bench_target_${n}`
+  const sourceName = `${DB_PREFIX}_source_${n}`
+  const targetName = `${DB_PREFIX}_target_${n}`
   const source = await preparePostgres(adminUrl, sourceName, n, keep)
   const server = await startCalendarServer(source.url)
   const targetUrl = await freshDatabase(adminUrl, targetName)
   const target = await createCalendar({ database: { url: targetUrl, poolSize: 4 } })
   try {
+    // A phase ends at its last progress report; the next one starts there (its lists read first).
+    const ends: Partial<Record<Phase, number>> = {}
+    const c0 = { target: cpuMark(process.pid, server.pid, targetName), source: cpuMark(process.pid, server.pid, sourceName) }
     const t0 = performance.now()
-    const summary = await migrateSite(target, server.base, { authorization: `Bearer ${ADMIN_TOKEN}`, findHidden: false })
-    const seconds = (performance.now() - t0) / 1000
+    const summary = await migrateSite(target, server.base, {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      findHidden: false,
+      onProgress: (phase) => void (ends[phase] = performance.now()),
+    })
+    const t1 = performance.now()
+    const c1 = { target: cpuMark(process.pid, server.pid, targetName), source: cpuMark(process.pid, server.pid, sourceName) }
+    const seconds = (t1 - t0) / 1000
     const session = await pgSession(targetUrl)
     const [row] = await session.query<{ n: number }>(`select count(*)::int as n from events`)
     await session.close()
     const counts = Object.fromEntries(Object.entries(summary.counts).map(([k, c]) => [k, { created: c.created, failed: c.skipped }]))
-    return { sourceEvents: n, seconds, eventsPerSecond: row!.n / seconds, counts, targetEvents: row!.n }
+    let from = t0
+    const span = (phase: Phase) => {
+      const end = ends[phase] ?? from
+      const s = (end - from) / 1000
+      from = end
+      return s
+    }
+    const terms = span('categories') + span('tags')
+    const phases = { terms, venues: span('venues'), organizers: span('organizers'), events: (ends.events ?? t1) / 1000 - from / 1000 }
+    const events = Math.max(1, row!.n)
+    const perEvent = (ticks: number) => Math.round((ticks * 10 * 1000) / events) / 1000
+    const own = (a: Map<string, number> | undefined, b: Map<string, number> | undefined) => [...(b ?? [])].reduce((sum, [pid, t]) => sum + t - (a?.get(pid) ?? 0), 0)
+    const cpu = {
+      migrate: perEvent(c1.target.server - c0.target.server),
+      sourceServer: perEvent(c1.target.loadgen - c0.target.loadgen),
+      targetPostgres: perEvent(own(c0.target.postgresOwn, c1.target.postgresOwn)),
+      sourcePostgres: perEvent(own(c0.source.postgresOwn, c1.source.postgresOwn)),
+    }
+    return { sourceEvents: n, seconds, eventsPerSecond: row!.n / seconds, counts, targetEvents: row!.n, phases, cpu }
   } finally {
     await target.close()
     await server.stop()

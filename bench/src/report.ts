@@ -145,7 +145,14 @@ export function importLine(r: ImportResult): string {
 /** The timed migrate-site's line (issue 33). */
 export function migrateSiteLine(r: MigrateSiteResult): string {
   const failed = Object.values(r.counts).reduce((n, c) => n + c.failed, 0)
-  return `  ${r.targetEvents} of ${r.sourceEvents} events copied in ${f(r.seconds, 1)} s (${f(r.eventsPerSecond, 0)} events/s), ${failed} item(s) refused`
+  const { phases: p, cpu: c, counts } = r
+  const made = (k: string) => counts[k]?.created ?? 0
+  return (
+    `  ${r.targetEvents} of ${r.sourceEvents} events copied in ${f(r.seconds, 1)} s (${f(r.eventsPerSecond, 0)} events/s), ${failed} item(s) refused\n` +
+    `  phases: terms ${f(p.terms, 1)} s (${made('categories')} categories, ${made('tags')} tags), venues ${f(p.venues, 1)} s (${made('venues')}), ` +
+    `organizers ${f(p.organizers, 1)} s (${made('organizers')}), events ${f(p.events, 1)} s\n` +
+    `  CPU ms per event: migrate-site ${f(c.migrate, 3)}, target PostgreSQL ${f(c.targetPostgres, 3)}, source server ${f(c.sourceServer, 3)}, source PostgreSQL ${f(c.sourcePostgres, 3)}`
+  )
 }
 
 export function scenarioRow(r: ScenarioResult): string[] {
