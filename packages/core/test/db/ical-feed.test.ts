@@ -2,7 +2,7 @@ import ICAL from 'ical.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import type { Calendar } from '@cal-events/core'
-import { BACKEND, freshCalendar } from '../../../../test-support/test-db.js'
+import { BACKEND, execSql, freshCalendar } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
 
@@ -109,5 +109,39 @@ describe(`iCalendar feeds through the script API (${BACKEND})`, () => {
     }
     expect(pages).toHaveLength(15)
     expect(pages.filter((name) => name !== undefined)).toEqual([])
+  })
+
+  it("gives every page's events their venue, organizers and categories (trashed ones left out, in their order)", async () => {
+    const venue = (await calendar.venues.create({ venue: 'Shared Hall', city: 'Lyon' })).id
+    const gone = (await calendar.organizers.create({ organizer: 'Gone', email: 'gone@example.org' })).id
+    const noMail = (await calendar.organizers.create({ organizer: 'No mail' })).id
+    const second = (await calendar.organizers.create({ organizer: 'Second', email: 'second@example.org' })).id
+    const third = (await calendar.organizers.create({ organizer: 'Third', email: 'third@example.org' })).id
+    const zeta = (await calendar.categories.create({ name: 'Zeta linked' })).id
+    const alpha = (await calendar.categories.create({ name: 'Alpha linked' })).id
+    // 520 events: two pages of the feed's statement.
+    const items = Array.from({ length: 520 }, (_, i) => ({
+      origin_uid: `linked-${i}`,
+      title: `Linked ${i}`,
+      start_date: `2029-03-${String(1 + (i % 28)).padStart(2, '0')} 10:00:00`,
+      end_date: `2029-03-${String(1 + (i % 28)).padStart(2, '0')} 11:00:00`,
+      venue,
+      organizer: i % 2 === 0 ? [gone, noMail, third, second] : [second],
+      categories: [zeta, alpha],
+    }))
+    expect((await calendar.events.import(items)).created).toBe(520)
+    // A trashed organizer still linked (the API unlinks on delete; data from before that rule does not).
+    await execSql(`update organizers set status = 'trash' where id = ${gone}`)
+    const feed = await calendar.events.feed({ start_date: '2029-03-01', end_date: '2029-03-31' })
+    const events = vevents(feed)
+    expect(events).toHaveLength(520)
+    for (const event of events) {
+      const i = Number(event.summary.replace('Linked ', ''))
+      expect(event.location).toBe('Shared Hall, Lyon')
+      // The first organizer in the event's order that is readable and has an address.
+      expect(event.component.getFirstPropertyValue('organizer')).toBe(i % 2 === 0 ? 'mailto:third@example.org' : 'mailto:second@example.org')
+      expect(event.component.getFirstProperty('categories')!.getValues()).toEqual(['Alpha linked', 'Zeta linked'])
+    }
+    expect(feed).not.toContain('gone@example.org')
   })
 })
