@@ -132,7 +132,12 @@ export function localSettingsPool(pool: HostPool, schema: string, statementTimeo
         // handle one statement instead of four (BEGIN and the settings, it, COMMIT). Only the change
         // check is one: it reads a few index pages, so it goes without the calendar's statement
         // timeout (the client's `query_timeout` still bounds the wait).
-        if (config.text.endsWith(SCHEMA_QUALIFIED)) return send(config)
+        // Unnamed, its parameters written in: one simple-protocol message instead of five
+        // extended-protocol ones, which a pooler reads one by one.
+        if (config.text.endsWith(SCHEMA_QUALIFIED)) {
+          const whole = config.name === undefined ? inlineParameters(config.text, config.values ?? []) : undefined
+          return send(whole === undefined ? config : { text: whole })
+        }
         // A short one is cheaper in one message, parsed again (three messages cost the pooler more).
         if (pipelined && config.name !== undefined && config.text.length > ONE_MESSAGE_MAX) return pipelinedTransaction(config)
         const whole = config.text.length <= oneMessageMax ? inlineParameters(config.text, config.values ?? []) : undefined
