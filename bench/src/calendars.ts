@@ -90,6 +90,8 @@ async function main() {
     await aloneDb.end()
     const { rows: seqRows } = await copier.query<{ name: string }>(`select relname as name from pg_class where relnamespace = 'cal_c_c00000'::regnamespace and relkind = 'S'`)
     const createMs: number[] = []
+    /** Creates by the hundred of calendars they made (the catalog grows by ~115 relations each). */
+    const byHundred: number[][] = []
     const started = Date.now()
     // Bounded: a spare the set failed to make (a connection or statement timeout on a loaded machine)
     // is not retried until the next create, which then migrates its schema itself; waiting for it
@@ -114,7 +116,10 @@ async function main() {
       const ready = await spareReady()
       const t0 = performance.now()
       await calendars.create(keyOf(i))
-      if (ready) createMs.push(performance.now() - t0)
+      if (ready) {
+        createMs.push(performance.now() - t0)
+        ;(byHundred[Math.floor(i / 100)] ??= []).push(createMs.at(-1)!)
+      }
       if (i <= 10) {
         const t1 = performance.now()
         await bare.create(`bare-${i}`, { schema: `cal_bare_${i}` })
@@ -124,6 +129,7 @@ async function main() {
       await copyRows(copier, 'cal_c_c00000', `cal_c_${keyOf(i)}`, tableRows, seqRows.map((r) => r.name))
       if (i % 100 === 0) console.log(`  ${i} calendars (${((Date.now() - started) / 1000).toFixed(0)} s${noSpare ? `; ${noSpare} creates found no spare within a minute` : ''})`)
     }
+    console.log(`create median by hundred of calendars (spare ready): ${byHundred.map((ms, h) => `${h * 100 + 1}-${h * 100 + 100} ${median(ms).toFixed(1)} ms`).join(', ')}`)
     const { rows: size } = await copier.query<{ relations: number; events: number }>(
       `select (select count(*)::int from pg_class) as relations, (select count(*)::int from cal_c_c00000.events) * ${CALENDARS} as events`,
     )
