@@ -1,5 +1,6 @@
 import { ICalCalendar, ICalCalendarMethod } from 'ical-generator'
-import { veventText, type IcalContext, type IcalRow } from './ical-event.js'
+import { veventText, type IcalContext } from './ical-event.js'
+import { feedRow } from './feed-row.js'
 import { vtimezone } from '../time/vtimezone.js'
 import { intlZone } from '../time/wall-time.js'
 
@@ -48,7 +49,7 @@ export function timezones(zones: readonly ZoneYears[]): string {
 
 /**
  * One piece of a feed's text: its head (the calendar's lines and VTIMEZONEs) or the VEVENTs of
- * rows, each an `IcalRow` as JSON text, as the feed's statement answers it (the main thread
+ * rows, each an `IcalRow` as a JSON array (`feed-row.ts`), as the feed's statement answers it (the main thread
  * neither parses them nor makes them again for a worker: a string crosses as one copy).
  */
 export type FeedTextTask =
@@ -80,7 +81,7 @@ export function* feedTextSteps(task: FeedTextTask): Generator<string, void, unde
     for (const zone of task.zones) yield timezones([zone])
     return
   }
-  for (const row of task.rows) yield veventText(calendar, JSON.parse(row) as IcalRow, task.ctx)
+  for (const row of task.rows) yield veventText(calendar, feedRow(row), task.ctx)
 }
 
 /** The text of one piece of a feed, whole (in a worker thread). */

@@ -64,8 +64,11 @@ export interface IcalRow
   > {
   venue: IcalLinked | null
   organizers: readonly IcalLinked[] | null
-  terms: readonly Pick<TermRow, 'taxonomy' | 'name'>[] | null
+  terms: readonly IcalTerm[] | null
 }
+
+/** The fields of a term a VEVENT reads (CATEGORIES). */
+export type IcalTerm = Pick<TermRow, 'taxonomy' | 'name'>
 
 /** `UID` of an event: the same in every feed and over time, unique to this site (its `global_id` host and path). */
 export function eventUid(ctx: Pick<CallContext, 'urls'>, id: number): string {

@@ -98,7 +98,7 @@ describe(`iCalendar feeds through the script API (${BACKEND})`, () => {
     const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       const config = args[0] as { name?: string; text?: string } | string
       const text = typeof config === 'string' ? config : config?.text
-      if (text?.includes("'organizers', (select")) pages.push(typeof config === 'string' ? undefined : config.name)
+      if (text?.startsWith('with "page" as')) pages.push(typeof config === 'string' ? undefined : config.name)
       return (query as (...a: unknown[]) => unknown).apply(this, args) as never
     })
     try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { feedTextMessages, MESSAGE_ROWS } from '../../src/ical/feed-messages.js'
 import type { FeedTextTask } from '../../src/ical/feed-text.js'
+import { EVENT_FIELDS, feedRow, ORGANIZER_FIELDS, TERM_FIELDS, VENUE_FIELDS } from '../../src/ical/feed-row.js'
 import type { EventRow } from '../../src/events/event.serializer.js'
 
 // Issue 28: a feed page's rows cross to the worker in pieces (each row the JSON text the database
@@ -33,10 +34,36 @@ function page(n: number): EventRow[] {
   })) as unknown as EventRow[]
 }
 
+type Fields = Record<string, unknown>
+const pick = (fields: readonly string[], row: Fields) => fields.map((f) => row[f] ?? null)
+
+/** A row as the feed's statement answers it: a JSON array of the fields `feed-row.ts` lists. */
+const feedJson = (row: EventRow) => {
+  const r = row as unknown as Fields & { venue: Fields | null; organizers: Fields[]; terms: Fields[] }
+  return JSON.stringify([
+    ...pick(EVENT_FIELDS, r),
+    r.venue && pick(VENUE_FIELDS, r.venue),
+    r.organizers.map((o) => pick(ORGANIZER_FIELDS, o)),
+    r.terms.map((t) => pick(TERM_FIELDS, t)),
+  ])
+}
+
+/** What a VEVENT reads of `row`: its `IcalRow`. */
+const icalRowOf = (row: EventRow) => {
+  const r = row as unknown as Fields & { venue: Fields | null; organizers: Fields[]; terms: Fields[] }
+  const only = (fields: readonly string[], x: Fields) => Object.fromEntries(fields.map((f) => [f, x[f] ?? null]))
+  return {
+    ...only(EVENT_FIELDS, r),
+    venue: r.venue && only(VENUE_FIELDS, r.venue),
+    organizers: r.organizers.map((o) => only(ORGANIZER_FIELDS, o)),
+    terms: r.terms.map((t) => only(TERM_FIELDS, t)),
+  }
+}
+
 const task = (rows: EventRow[]): FeedTextTask => ({
   kind: 'events',
   calendar: { name: 'Events' },
-  rows: rows.map((row) => JSON.stringify(row)),
+  rows: rows.map(feedJson),
   ctx: { principal: { kind: 'anonymous' }, urls: { globalIdBase: 'cal.example.org' }, now: new Date('2026-03-01T12:00:00Z') } as never,
 })
 
@@ -46,7 +73,7 @@ describe('feed text messages to a worker (issue 28)', () => {
     const pieces = [...feedTextMessages(task(rows))].map((m) => structuredClone(m))
     expect(pieces.length).toBe(Math.ceil(500 / MESSAGE_ROWS))
     for (const p of pieces) expect(p.kind === 'events' && p.rows.length).toBeLessThanOrEqual(MESSAGE_ROWS)
-    expect(pieces.flatMap((p) => (p.kind === 'events' ? p.rows : [])).map((json) => JSON.parse(json))).toEqual(rows)
+    expect(pieces.flatMap((p) => (p.kind === 'events' ? p.rows : [])).map(feedRow)).toEqual(rows.map(icalRowOf))
     expect(pieces.every((p) => p.kind === 'events' && p.ctx.now.getTime() === Date.parse('2026-03-01T12:00:00Z'))).toBe(true)
   })
 
