@@ -12,7 +12,8 @@
  *   imports (`venues.import()`, `organizers.import()`, `events.import()`) in batches, each in a
  *   transaction, so an item is written whole or not at all; a source that answers garbage stops
  *   the run with a `SourceError` naming the URL before anything of that item is written.
- * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
+ * - Bounded concurrency within each phase (term writes, list pages asked at once); the events
+ *   list is read on while its events are written. 429 and 5xx answers are retried with backoff.
  */
 import { CalendarError, type Calendar, type CallOptions } from '@cal-events/core'
 import type { EventInput, TermInput, TermResource } from '@cal-events/core'
@@ -33,6 +34,7 @@ import {
   type LinkedFields,
   type TermFields,
 } from './migrate-site-input.js'
+import { readAhead } from './read-ahead.js'
 import { listAll, openSource, SourceError, type Source, type SourceOptions } from './source.js'
 
 export { SourceError }
@@ -66,7 +68,7 @@ export interface MigrationSummary {
 
 /** Options of `migrateSite()`. */
 export interface MigrateSiteOptions extends SourceOptions {
-  /** Parallel writes within a phase. Default 4. */
+  /** Parallel writes of terms, and pages of a source list asked at once. Default 4. */
   concurrency?: number
   /** Options of every script-API call. Default: administrator. */
   call?: CallOptions
@@ -99,25 +101,35 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   // Post ids the source listed (events, venues, organizers share one sequence): the rest may be hidden events.
   const listedPosts = new Set<number>()
 
-  async function readAll(phase: Phase, path: string): Promise<Json[]> {
-    const url = `${site.root}/${path}`
-    const out: Json[] = []
-    for await (const page of listAll(site, url, phase)) {
-      out.push(...page.items)
+  /** A list's pages, `limit` asked at a time, noting the post ids listed. */
+  async function* pagesOf(phase: Phase, path: string): AsyncGenerator<{ items: Json[]; total: number }> {
+    for await (const page of listAll(site, `${site.root}/${path}`, phase, limit)) {
       if (phase === 'venues' || phase === 'organizers' || phase === 'events') for (const item of page.items) listedPosts.add(Number(item.id))
-      if (signal?.aborted) break
+      yield page
+      if (signal?.aborted) return
     }
+  }
+
+  async function collect(pages: AsyncIterable<{ items: Json[] }>): Promise<Json[]> {
+    const out: Json[] = []
+    for await (const page of pages) out.push(...page.items)
     return out
   }
 
   /** Lists with every status when the credentials allow it, else what anonymous callers see. */
-  async function readPosts(phase: 'venues' | 'organizers' | 'events', query: string): Promise<Json[]> {
+  async function* postPages(phase: 'venues' | 'organizers' | 'events', query: string): AsyncGenerator<{ items: Json[]; total: number }> {
+    let pages = pagesOf(phase, `${phase}?per_page=50&status=${STATUSES}${query}`)
+    let first: IteratorResult<{ items: Json[]; total: number }>
     try {
-      return await readAll(phase, `${phase}?per_page=50&status=${STATUSES}${query}`)
+      first = await pages.next()
     } catch (err) {
       if (!(err instanceof Error && / 400 /.test(err.message))) throw err
-      return readAll(phase, `${phase}?per_page=50${query}`)
+      pages = pagesOf(phase, `${phase}?per_page=50${query}`)
+      first = await pages.next()
     }
+    if (first.done) return
+    yield first.value
+    yield* pages
   }
 
   function record(phase: Phase, label: string, outcome: keyof PhaseCounts | Error): void {
@@ -139,7 +151,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   }
 
   async function copyTerms(kind: 'categories' | 'tags'): Promise<void> {
-    const terms = await readAll(kind, `${kind}?per_page=50&hide_empty=0`)
+    const terms = await collect(pagesOf(kind, `${kind}?per_page=50&hide_empty=0`))
     counts[kind].seen = terms.length
     const existing = await targetTerms(kind)
     // Parents before children: a level at a time.
@@ -245,7 +257,7 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   }
 
   async function copyLinkedPhase(kind: 'venues' | 'organizers'): Promise<void> {
-    const items = await readPosts(kind, '')
+    const items = await collect(postPages(kind, ''))
     counts[kind].seen = items.length
     if (signal?.aborted || items.length === 0) return
     await importLinked(kind, items, (done) => options.onProgress?.(kind, done, items.length))
@@ -326,33 +338,50 @@ export async function migrateSite(target: Calendar, source: string, options: Mig
   }
 
   async function copyEvents(): Promise<void> {
-    const events = await readPosts('events', `&${ALL_DATES}`)
-    if (options.findHidden !== false && !signal?.aborted) events.push(...(await hiddenEvents()))
-    counts.events.seen = events.length
     const originOf = (event: Json) => str(event.global_id) || `${site.root}/events/${str(event.id)}`
-    const byOrigin = new Map(events.map((event) => [originOf(event), event]))
+    const byOrigin = new Map<string, Json>()
     const labelOf = (origin: string) => `${origin} (${str(byOrigin.get(origin)?.title)})`
-    // Written in batches by the bulk import (issue 33): one transaction and a few multi-row
-    // statements per batch instead of a lookup and a write per event.
+    let total = 0
+    async function* listed(): AsyncGenerator<Json> {
+      for await (const page of postPages('events', `&${ALL_DATES}`)) {
+        total = Math.max(total, page.total)
+        yield* page.items
+      }
+      if (options.findHidden !== false && !signal?.aborted) {
+        const hidden = await hiddenEvents()
+        total += hidden.length
+        yield* hidden
+      }
+    }
+    // The source's list is read on while the import writes (its pages are round trips of their
+    // own), not only when the import asks for its next item. Written in batches by the bulk
+    // import (issue 33): a transaction and a few multi-row statements per batch.
+    const ahead = readAhead(listed())
     async function* inputs(): AsyncIterable<EventInput> {
-      for (const event of events) {
+      for await (const event of ahead.items) {
         if (signal?.aborted) return
+        counts.events.seen++
+        byOrigin.set(originOf(event), event)
         yield { ...(await eventInput(event)), origin_uid: originOf(event) }
       }
     }
-    const result = await target.events.import(inputs(), {
-      ...call,
-      // What is already equal is left alone; what changed at the source is updated.
-      existing: (current, item) =>
-        JSON.stringify(eventFacts(current)) === JSON.stringify(eventFacts(byOrigin.get(String(item.origin_uid))!)) ? 'skip' : 'update',
-      onProgress: (p) => options.onProgress?.('events', p.done, events.length),
-    })
-    counts.events.created += result.created
-    counts.events.updated += result.updated
-    counts.events.unchanged += result.unchanged
-    // Trashed in the target: left alone.
-    counts.events.skipped += result.skipped
-    for (const { origin_uid, error } of result.errors) record('events', labelOf(String(origin_uid)), error)
+    try {
+      const result = await target.events.import(inputs(), {
+        ...call,
+        // What is already equal is left alone; what changed at the source is updated.
+        existing: (current, item) =>
+          JSON.stringify(eventFacts(current)) === JSON.stringify(eventFacts(byOrigin.get(String(item.origin_uid))!)) ? 'skip' : 'update',
+        onProgress: (p) => options.onProgress?.('events', p.done, Math.max(total, p.done)),
+      })
+      counts.events.created += result.created
+      counts.events.updated += result.updated
+      counts.events.unchanged += result.unchanged
+      // Trashed in the target: left alone.
+      counts.events.skipped += result.skipped
+      for (const { origin_uid, error } of result.errors) record('events', labelOf(String(origin_uid)), error)
+    } finally {
+      await ahead.stop()
+    }
   }
 
   for (const phase of PHASES) {

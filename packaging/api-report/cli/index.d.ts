@@ -443,7 +443,8 @@ interface Source {
  *   imports (`venues.import()`, `organizers.import()`, `events.import()`) in batches, each in a
  *   transaction, so an item is written whole or not at all; a source that answers garbage stops
  *   the run with a `SourceError` naming the URL before anything of that item is written.
- * - Bounded concurrency within each phase; 429 and 5xx answers are retried with backoff.
+ * - Bounded concurrency within each phase (term writes, list pages asked at once); the events
+ *   list is read on while its events are written. 429 and 5xx answers are retried with backoff.
  */
 
 /** The phases of a run, in order. */
@@ -472,7 +473,7 @@ interface MigrationSummary {
 }
 /** Options of `migrateSite()`. */
 interface MigrateSiteOptions extends SourceOptions {
-    /** Parallel writes within a phase. Default 4. */
+    /** Parallel writes of terms, and pages of a source list asked at once. Default 4. */
     concurrency?: number;
     /** Options of every script-API call. Default: administrator. */
     call?: CallOptions;

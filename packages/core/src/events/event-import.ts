@@ -6,6 +6,7 @@ import { parseArgs } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
 import { isDatabaseUnavailable } from '../db/connection-errors.js'
+import { statisticsKeeper } from '../db/growing-table.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParams } from '../errors.js'
 import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
@@ -71,6 +72,7 @@ export async function importEvents(
   const summary: ImportSummary = { done: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, errors: [] }
   // Inline venues/organizers, image URLs and term names already resolved by this import (committed).
   const resolved = new Map<string, number>()
+  const keepStatistics = statisticsKeeper(deps.db, 'events')
   // The batch being written, with its origin ids; settled (never rejects) once it is done.
   let writing: { done: Promise<unknown>; origins: Set<string> } | undefined
   let failure: { error: unknown } | undefined
@@ -95,6 +97,7 @@ export async function importEvents(
     await written()
     const write = async () => {
       await writeChecked(ctx, checked, part, resolved)
+      await keepStatistics(part.created)
       addProgress(summary, part)
       summary.errors.push(...part.errors.sort((a, b) => a.index - b.index))
       options.onProgress?.(progressOf(summary))
