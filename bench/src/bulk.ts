@@ -128,6 +128,15 @@ export async function migrateSiteRun(adminUrl: string, n: number, keep: boolean)
     // A phase ends at its last progress report; the next one starts there (its lists read first).
     const ends: Partial<Record<Phase, number>> = {}
     const c0 = { target: cpuMark(process.pid, server.pid, targetName), source: cpuMark(process.pid, server.pid, sourceName) }
+    // Backends are sampled through the run: the source's pool closes its idle connections once
+    // the lists are read, and a backend gone by the end would otherwise count for nothing.
+    const seen = { target: new Map(c0.target.postgresOwn), source: new Map(c0.source.postgresOwn) }
+    const sample = () => {
+      for (const [which, name] of [['target', targetName], ['source', sourceName]] as const) {
+        for (const [pid, ticks] of cpuMark(process.pid, server.pid, name).postgresOwn!) seen[which].set(pid, ticks)
+      }
+    }
+    const sampler = setInterval(sample, 500)
     const t0 = performance.now()
     const summary = await migrateSite(target, server.base, {
       authorization: `Bearer ${ADMIN_TOKEN}`,
@@ -135,6 +144,8 @@ export async function migrateSiteRun(adminUrl: string, n: number, keep: boolean)
       onProgress: (phase) => void (ends[phase] = performance.now()),
     })
     const t1 = performance.now()
+    clearInterval(sampler)
+    sample()
     const c1 = { target: cpuMark(process.pid, server.pid, targetName), source: cpuMark(process.pid, server.pid, sourceName) }
     const seconds = (t1 - t0) / 1000
     const session = await pgSession(targetUrl)
@@ -156,8 +167,8 @@ export async function migrateSiteRun(adminUrl: string, n: number, keep: boolean)
     const cpu = {
       migrate: perEvent(c1.target.server - c0.target.server),
       sourceServer: perEvent(c1.target.loadgen - c0.target.loadgen),
-      targetPostgres: perEvent(own(c0.target.postgresOwn, c1.target.postgresOwn)),
-      sourcePostgres: perEvent(own(c0.source.postgresOwn, c1.source.postgresOwn)),
+      targetPostgres: perEvent(own(c0.target.postgresOwn, seen.target)),
+      sourcePostgres: perEvent(own(c0.source.postgresOwn, seen.source)),
     }
     return { sourceEvents: n, seconds, eventsPerSecond: row!.n / seconds, counts, targetEvents: row!.n, phases, cpu }
   } finally {
