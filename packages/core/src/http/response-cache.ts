@@ -39,7 +39,8 @@ const MINUTE_MS = 60_000
  * Change checks sent at once (`createChangeValidator`). With one, a hit waited for the check in
  * flight to end before its own was sent: about one and a half round trips, and behind a pooler
  * each round trip is longer. With two, the cached list's rate doubled on a direct connection and
- * rose a fifth to a half behind PgBouncer (`pnpm --filter @cal-events/bench pooler`, 2026-11-28).
+ * rose a fifth to a half behind PgBouncer (`pnpm --filter @cal-events/bench pooler`, 2026-11-28);
+ * three or four gained nothing over two (BENCHMARKS.md).
  */
 const CHECKS_IN_FLIGHT = 2
 const SECOND_MS = 1000
