@@ -74,8 +74,12 @@ function stopper(child: ChildProcess): () => Promise<void> {
  * Starts `node examples/server/dist/main.js` on a free port with the stats endpoint on.
  * `database`: a PostgreSQL URL, or `{ dataDir }` for PGlite. The hot-read cache is off unless
  * `responseCache` is set, so that every other scenario measures the read itself, as before the cache.
+ * `env`: more of the server's environment (e.g. `CAL_DB_POOLER`).
  */
-export async function startCalendarServer(database: string | { dataDir: string }, { responseCache = false } = {}): Promise<RunningServer> {
+export async function startCalendarServer(
+  database: string | { dataDir: string },
+  { responseCache = false, env: extra = {} }: { responseCache?: boolean; env?: Record<string, string> } = {},
+): Promise<RunningServer> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -93,6 +97,8 @@ export async function startCalendarServer(database: string | { dataDir: string }
     ...(typeof database === 'string' ? { DATABASE_URL: database } : { CAL_DATA_DIR: database.dataDir }),
     // Node flags for the server only (e.g. a heap limit), to measure their effect; none by default.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
+    // The caller's own settings last (a pooler's, a pool size).
+    ...extra,
   }
   // Node/V8 flags on the command line (some, like --heap-growing-percent, are refused in NODE_OPTIONS).
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []

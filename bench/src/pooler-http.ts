@@ -1,0 +1,77 @@
+import pg from 'pg'
+import { createCalendar } from '@cal-events/core'
+import { startPgBouncer } from '../../test-support/pgbouncer.js'
+import { measure } from './load.js'
+import { median } from './paired.js'
+import { startCalendarServer, type RunningServer } from './server.js'
+
+// Issue 32, the second figure of `pooler.ts`: the default list from the hot-read cache over HTTP, the
+// example server's production build on a direct connection against a second one through PgBouncer
+// 1.21+ in transaction mode keeping named statements (`CAL_DB_POOLER=transaction`,
+// `CAL_DB_PREPARED_STATEMENTS=1`), same database, autocannon in its own process, rounds alternating.
+// An HTTP request carries its own parsing and writing, which the in-process figure leaves out.
+// `pnpm --filter @cal-events/bench pooler-http [events] [seconds] [rounds] [connections]`
+// (PostgreSQL at DATABASE_URL; build first: `pnpm build && pnpm --filter @cal-events/example-server build`).
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const EVENTS = Number(process.argv[2] ?? 1000)
+const SECONDS = Number(process.argv[3] ?? 2)
+const ROUNDS = Number(process.argv[4] ?? 9)
+const CONNECTIONS = Number(process.argv[5] ?? 8)
+const POOL = 4
+const LIST = { spec: { path: '/events' } }
+
+async function main() {
+  const name = `cal_bench_pooler_http_${process.pid}`
+  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  await admin.connect()
+  await admin.query(`create database "${name}"`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  const server = new URL(ADMIN_URL)
+  const bouncer = await startPgBouncer({ serverHost: server.hostname, serverPort: Number(server.port || 5432), poolSize: POOL })
+  const servers: RunningServer[] = []
+  try {
+    const seed = await createCalendar({ database: { url: url.href, poolSize: POOL } })
+    for (let i = 0; i < EVENTS; i++) {
+      // Upcoming whatever day the bench runs: the server's default window starts today.
+      const day = new Date(Date.now() + (1 + (i % 28)) * 86_400_000).toISOString().slice(0, 10)
+      await seed.events.create({ title: `Event ${i}`, start_date: `${day} 10:00:00`, end_date: `${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
+    }
+    await seed.close()
+    const pool = { CAL_DB_POOL_SIZE: String(POOL) }
+    const direct = await startCalendarServer(url.href, { responseCache: true, env: pool })
+    servers.push(direct)
+    const pooled = await startCalendarServer(bouncer.through(url.href), {
+      responseCache: true,
+      env: { ...pool, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' },
+    })
+    servers.push(pooled)
+    const modes = [['direct', direct], ['pooled', pooled]] as const
+    const rates: Record<string, number[]> = { direct: [], pooled: [] }
+    const cpu: Record<string, number[]> = { direct: [], pooled: [] }
+    let errors = 0
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [mode, target] of round % 2 ? [...modes].reverse() : modes) {
+        const result = await measure(target, LIST, { connections: CONNECTIONS, duration: SECONDS, warmup: round === 0 ? 2 : 0.5, stats: false })
+        rates[mode]!.push(result.rps)
+        cpu[mode]!.push(result.cpu.server + (result.cpu.postgresOwn ?? result.cpu.postgres))
+        errors += result.errors + result.non2xx
+      }
+    }
+    const ratios = rates.pooled!.map((r, i) => r / rates.direct![i]!)
+    console.log(
+      `default list from the hot-read cache over HTTP (${EVENTS} events, ${CONNECTIONS} connections, pools of ${POOL}, ${bouncer.version} default_pool_size ${POOL}): ` +
+        `direct ${median(rates.direct!).toFixed(0)} req/s; through PgBouncer, named statements kept: ${median(rates.pooled!).toFixed(0)} req/s, ` +
+        `per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; ` +
+        `CPU ms per request, server + its PostgreSQL backends (PgBouncer's not counted): direct ${median(cpu.direct!).toFixed(3)}, through PgBouncer ${median(cpu.pooled!).toFixed(3)}; errors ${errors}`,
+    )
+  } finally {
+    for (const running of servers) await running.stop()
+    await bouncer.stop()
+    await admin.query(`drop database if exists "${name}" with (force)`)
+    await admin.end()
+  }
+}
+
+await main()
