@@ -11,6 +11,7 @@ import { icalContext, veventText } from './ical-event.js'
 import { CALENDAR_END, calendarHead, feedTextSteps, icalCalendar, timezones, type FeedCalendar, type FeedTextTask, type ZoneYears } from './feed-text.js'
 import { FeedWorkersUnavailable, type FeedWorkers } from './feed-workers.js'
 import { EVENT_FIELDS, ORGANIZER_FIELDS, TERM_FIELDS, VENUE_FIELDS } from './feed-row.js'
+import { feedPace } from './feed-pace.js'
 
 export { icalCalendar, type ZoneYears }
 
@@ -219,6 +220,7 @@ export async function buildFeed(calendar: FeedCalendar, f: EventListFilters, ctx
   const zones = await feedZones(db, f)
   texts.waited()
   const chunks: Promise<string>[] = [texts.head(zones)]
+  const pace = feedPace()
   let page = await feedPage(db, f, undefined, Math.min(FEED_PAGE, maxEvents))
   let sent = 0
   for (;;) {
@@ -234,6 +236,7 @@ export async function buildFeed(calendar: FeedCalendar, f: EventListFilters, ctx
     // next page is read while it builds this one, once it finished the one before (two pages of
     // rows at most in memory, however much faster the database is than the text).
     await (workers ? chunks[chunks.length - 2] : text)
+    await pace.next()
     page = await feedPage(db, f, page.last, wanted)
     if (page.rows.length === 0) break
   }
