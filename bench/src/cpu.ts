@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 
 const TICK_MS = 10 // USER_HZ is 100 on Linux
 
-function processTicks(pid: number | string): number {
+/** CPU ticks (user + system) of a process or thread so far: `pid`, or a `pid/task/tid` path under /proc. */
+export function processTicks(pid: number | string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -19,7 +20,7 @@ function processTicks(pid: number | string): number {
  * CPU ticks of each PostgreSQL process, by pid; with `database`, only the backends connected to
  * it, told by their process title (`postgres: [cluster: ]user database host(port) state`).
  */
-function postgresTicks(database?: string): Map<string, number> {
+export function postgresTicks(database?: string): Map<string, number> {
   const ticks = new Map<string, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue

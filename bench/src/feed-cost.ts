@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { postgresTicks, processTicks } from './cpu.js'
 import { preparePostgres } from './prepare.js'
 import { DB_PREFIX } from './series.js'
 import { startCalendarServer } from './server.js'
@@ -15,16 +16,6 @@ const EVENTS = Number(process.argv[2] ?? 20_000)
 const FEEDS = Number(process.argv[3] ?? 6)
 const TICK_MS = 10
 
-const ticksOf = (statPath: string): number => {
-  try {
-    const stat = readFileSync(statPath, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  } catch {
-    return 0
-  }
-}
-
 /** CPU ticks of each thread of `pid`, by thread name (the event loop is the thread whose id is the pid). */
 function threadTicks(pid: number): Map<string, number> {
   const byName = new Map<string, number>()
@@ -35,29 +26,16 @@ function threadTicks(pid: number): Map<string, number> {
     } catch {
       continue
     }
-    byName.set(name, (byName.get(name) ?? 0) + ticksOf(`/proc/${pid}/task/${tid}/stat`))
+    byName.set(name, (byName.get(name) ?? 0) + processTicks(`${pid}/task/${tid}`))
   }
   return byName
 }
 
 /** CPU ticks of the PostgreSQL backends connected to `database`. */
-function backendTicks(database: string): number {
-  let sum = 0
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue
-      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').split(/[\s\0]+/).includes(database)) continue
-      sum += ticksOf(`/proc/${entry}/stat`)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return sum
-}
+const backendTicks = (database: string) => [...postgresTicks(database).values()].reduce((a, b) => a + b, 0)
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
-const selfTicks = () => ticksOf(`/proc/${process.pid}/stat`)
+const selfTicks = () => processTicks(process.pid)
 
 const db = await preparePostgres(ADMIN_URL, `${DB_PREFIX}_${EVENTS}`, EVENTS, true, 0)
 const server = await startCalendarServer(db.url)

@@ -1,6 +1,5 @@
-import pg from 'pg'
 import { createCalendar } from '@cal-events/core'
-import { startPgBouncer } from '../../test-support/pgbouncer.js'
+import { pooledDatabase } from './pooled-database.js'
 import { measure } from './load.js'
 import { median } from './paired.js'
 import { startCalendarServer, type RunningServer } from './server.js'
@@ -23,16 +22,10 @@ const LIST = { spec: { path: '/events' } }
 
 async function main() {
   const name = `cal_bench_pooler_http_${process.pid}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
-  await admin.connect()
-  await admin.query(`create database "${name}"`)
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  const server = new URL(ADMIN_URL)
-  const bouncer = await startPgBouncer({ serverHost: server.hostname, serverPort: Number(server.port || 5432), poolSize: POOL })
+  const { url, bouncer, stop } = await pooledDatabase(ADMIN_URL, name, POOL)
   const servers: RunningServer[] = []
   try {
-    const seed = await createCalendar({ database: { url: url.href, poolSize: POOL } })
+    const seed = await createCalendar({ database: { url: url, poolSize: POOL } })
     for (let i = 0; i < EVENTS; i++) {
       // Upcoming whatever day the bench runs: the server's default window starts today.
       const day = new Date(Date.now() + (1 + (i % 28)) * 86_400_000).toISOString().slice(0, 10)
@@ -40,9 +33,9 @@ async function main() {
     }
     await seed.close()
     const pool = { CAL_DB_POOL_SIZE: String(POOL) }
-    const direct = await startCalendarServer(url.href, { responseCache: true, env: pool })
+    const direct = await startCalendarServer(url, { responseCache: true, env: pool })
     servers.push(direct)
-    const pooled = await startCalendarServer(bouncer.through(url.href), {
+    const pooled = await startCalendarServer(bouncer.through(url), {
       responseCache: true,
       env: { ...pool, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' },
     })
@@ -68,9 +61,7 @@ async function main() {
     )
   } finally {
     for (const running of servers) await running.stop()
-    await bouncer.stop()
-    await admin.query(`drop database if exists "${name}" with (force)`)
-    await admin.end()
+    await stop()
   }
 }
 

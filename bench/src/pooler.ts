@@ -1,6 +1,5 @@
-import pg from 'pg'
 import { createCalendar, type Calendar } from '@cal-events/core'
-import { startPgBouncer } from '../../test-support/pgbouncer.js'
+import { pooledDatabase } from './pooled-database.js'
 import { alternatingRounds, LIST_REQUEST, median } from './paired.js'
 
 // Issue 32: the default list through PgBouncer 1.21+ in transaction mode (scripts/pgbouncer/ensure.sh)
@@ -37,15 +36,9 @@ async function interleavedLatencies(modes: readonly (readonly [string, Calendar]
 
 async function main() {
   const name = `cal_bench_pooler_${process.pid}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
-  await admin.connect()
-  await admin.query(`create database "${name}"`)
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  const server = new URL(ADMIN_URL)
-  const bouncer = await startPgBouncer({ serverHost: server.hostname, serverPort: Number(server.port || 5432), poolSize: POOL })
+  const { url, bouncer, stop } = await pooledDatabase(ADMIN_URL, name, POOL)
   try {
-    const seed = await createCalendar({ now: () => NOW, database: { url: url.href, poolSize: POOL } })
+    const seed = await createCalendar({ now: () => NOW, database: { url: url, poolSize: POOL } })
     for (let i = 0; i < EVENTS; i++) {
       const day = String(1 + (i % 28)).padStart(2, '0')
       await seed.events.create({ title: `Event ${i}`, start_date: `2026-12-${day} 10:00:00`, end_date: `2026-12-${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
@@ -53,18 +46,18 @@ async function main() {
     await seed.close()
     for (const cached of [false, true]) {
       const common = { now: () => NOW, migrate: false, ...(cached ? {} : { responseCache: false as const }) }
-      const direct = await createCalendar({ ...common, database: { url: url.href, poolSize: POOL } })
-      const pooled = await createCalendar({ ...common, database: { url: bouncer.through(url.href), poolSize: POOL, pooler: 'transaction' } })
+      const direct = await createCalendar({ ...common, database: { url: url, poolSize: POOL } })
+      const pooled = await createCalendar({ ...common, database: { url: bouncer.through(url), poolSize: POOL, pooler: 'transaction' } })
       const prepared = await createCalendar({
         ...common,
-        database: { url: bouncer.through(url.href), poolSize: POOL, pooler: 'transaction', preparedStatements: true },
+        database: { url: bouncer.through(url), poolSize: POOL, pooler: 'transaction', preparedStatements: true },
       })
       // Where the difference comes from (BENCH_SPLIT=1): the pooler mode on a direct connection, and
       // the direct pool without named prepared statements.
       const split = process.env.BENCH_SPLIT === '1'
         ? {
-            'pooler mode, direct': await createCalendar({ ...common, database: { url: url.href, poolSize: POOL, pooler: 'transaction' } }),
-            'direct, unnamed': await createCalendar({ ...common, database: { url: url.href, poolSize: POOL, preparedStatements: false } }),
+            'pooler mode, direct': await createCalendar({ ...common, database: { url: url, poolSize: POOL, pooler: 'transaction' } }),
+            'direct, unnamed': await createCalendar({ ...common, database: { url: url, poolSize: POOL, preparedStatements: false } }),
           }
         : {}
       const modes: [string, Calendar][] = [['direct', direct], ['prepared', prepared], ['pooled', pooled], ...Object.entries(split)]
@@ -96,9 +89,7 @@ async function main() {
       await direct.close()
     }
   } finally {
-    await bouncer.stop()
-    await admin.query(`drop database if exists "${name}" with (force)`)
-    await admin.end()
+    await stop()
   }
 }
 
