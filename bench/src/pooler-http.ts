@@ -4,11 +4,17 @@ import { measure } from './load.js'
 import { median } from './paired.js'
 import { startCalendarServer, type RunningServer } from './server.js'
 
-// Issue 32, the second figure of `pooler.ts`: the default list from the hot-read cache over HTTP, the
-// example server's production build on a direct connection against a second one through PgBouncer
-// 1.21+ in transaction mode keeping named statements (`CAL_DB_POOLER=transaction`,
-// `CAL_DB_PREPARED_STATEMENTS=1`), same database, autocannon in its own process, rounds alternating.
-// An HTTP request carries its own parsing and writing, which the in-process figure leaves out.
+// Issue 32, the second figure of `pooler.ts`: the default list over HTTP, the example server's
+// production build on a direct connection against a second one through PgBouncer 1.21+ in
+// transaction mode keeping named statements (`CAL_DB_POOLER=transaction`,
+// `CAL_DB_PREPARED_STATEMENTS=1`), same database, autocannon in its own process, rounds
+// alternating; with the hot-read cache off (every request reads) and on (every request waits for a
+// shared change check). An HTTP request carries its own parsing and writing, which the in-process
+// figure leaves out.
+// Connections default to `pnpm bench`'s 32: a throughput is compared where the server is the
+// bottleneck. With few connections the rate is connections / latency, and the figure compares the
+// latency of one request: PgBouncer's extra hop on each check (BENCHMARKS.md, "Issue 32: the
+// pooler at 8 and 32 callers").
 // `pnpm --filter @cal-events/bench pooler-http [events] [seconds] [rounds] [connections]`
 // (PostgreSQL at DATABASE_URL; build first: `pnpm build && pnpm --filter @cal-events/example-server build`).
 
@@ -16,7 +22,7 @@ const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 const EVENTS = Number(process.argv[2] ?? 1000)
 const SECONDS = Number(process.argv[3] ?? 2)
 const ROUNDS = Number(process.argv[4] ?? 9)
-const CONNECTIONS = Number(process.argv[5] ?? 8)
+const CONNECTIONS = Number(process.argv[5] ?? 32)
 const POOL = 4
 const LIST = { spec: { path: '/events' } }
 
@@ -32,33 +38,40 @@ async function main() {
       await seed.events.create({ title: `Event ${i}`, start_date: `${day} 10:00:00`, end_date: `${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
     }
     await seed.close()
-    const pool = { CAL_DB_POOL_SIZE: String(POOL) }
-    const direct = await startCalendarServer(url, { responseCache: true, env: pool })
-    servers.push(direct)
-    const pooled = await startCalendarServer(bouncer.through(url), {
-      responseCache: true,
-      env: { ...pool, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' },
-    })
-    servers.push(pooled)
-    const modes = [['direct', direct], ['pooled', pooled]] as const
-    const rates: Record<string, number[]> = { direct: [], pooled: [] }
-    const cpu: Record<string, number[]> = { direct: [], pooled: [] }
-    let errors = 0
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [mode, target] of round % 2 ? [...modes].reverse() : modes) {
-        const result = await measure(target, LIST, { connections: CONNECTIONS, duration: SECONDS, warmup: round === 0 ? 2 : 0.5, stats: false })
-        rates[mode]!.push(result.rps)
-        cpu[mode]!.push(result.cpu.server + (result.cpu.postgresOwn ?? result.cpu.postgres))
-        errors += result.errors + result.non2xx
+    for (const responseCache of [false, true]) {
+      const pool = { CAL_DB_POOL_SIZE: String(POOL) }
+      const direct = await startCalendarServer(url, { responseCache, env: pool })
+      servers.push(direct)
+      const pooled = await startCalendarServer(bouncer.through(url), {
+        responseCache,
+        env: { ...pool, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' },
+      })
+      servers.push(pooled)
+      const modes = [['direct', direct], ['pooled', pooled]] as const
+      const rates: Record<string, number[]> = { direct: [], pooled: [] }
+      const cpu: Record<string, number[]> = { direct: [], pooled: [] }
+      const busy: Record<string, number[]> = { direct: [], pooled: [] }
+      let errors = 0
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [mode, target] of round % 2 ? [...modes].reverse() : modes) {
+          const result = await measure(target, LIST, { connections: CONNECTIONS, duration: SECONDS, warmup: round === 0 ? 2 : 0.5, stats: false })
+          rates[mode]!.push(result.rps)
+          cpu[mode]!.push(result.cpu.server + (result.cpu.postgresOwn ?? result.cpu.postgres))
+          busy[mode]!.push(result.cpu.busy)
+          errors += result.errors + result.non2xx
+        }
       }
+      const ratios = rates.pooled!.map((r, i) => r / rates.direct![i]!)
+      const percent = (xs: number[]) => `${(median(xs) * 100).toFixed(0)} %`
+      console.log(
+        `default list${responseCache ? ' from the hot-read cache' : ', cache off'} over HTTP (${EVENTS} events, ${CONNECTIONS} connections, pools of ${POOL}, ${bouncer.version} default_pool_size ${POOL}): ` +
+          `direct ${median(rates.direct!).toFixed(0)} req/s; through PgBouncer, named statements kept: ${median(rates.pooled!).toFixed(0)} req/s, ` +
+          `per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; ` +
+          `CPU ms per request, server + its PostgreSQL backends (PgBouncer's not counted): direct ${median(cpu.direct!).toFixed(3)}, through PgBouncer ${median(cpu.pooled!).toFixed(3)}; ` +
+          `machine busy: direct ${percent(busy.direct!)}, through PgBouncer ${percent(busy.pooled!)}; errors ${errors}`,
+      )
+      for (const running of servers.splice(0)) await running.stop()
     }
-    const ratios = rates.pooled!.map((r, i) => r / rates.direct![i]!)
-    console.log(
-      `default list from the hot-read cache over HTTP (${EVENTS} events, ${CONNECTIONS} connections, pools of ${POOL}, ${bouncer.version} default_pool_size ${POOL}): ` +
-        `direct ${median(rates.direct!).toFixed(0)} req/s; through PgBouncer, named statements kept: ${median(rates.pooled!).toFixed(0)} req/s, ` +
-        `per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; ` +
-        `CPU ms per request, server + its PostgreSQL backends (PgBouncer's not counted): direct ${median(cpu.direct!).toFixed(3)}, through PgBouncer ${median(cpu.pooled!).toFixed(3)}; errors ${errors}`,
-    )
   } finally {
     for (const running of servers) await running.stop()
     await stop()

@@ -7,14 +7,18 @@ import { alternatingRounds, LIST_REQUEST, median } from './paired.js'
 // `pooler: 'transaction'` with named statements kept by PgBouncer (`preparedStatements: true`, its
 // statements pipelined with their transaction) and without (settings per transaction, statements
 // unnamed, as with Debian bookworm's 1.18); with the hot-read cache off (every request reads) and
-// on (every request is its one check statement).
-// `pnpm --filter @cal-events/bench pooler [events] [seconds] [rounds]` (PostgreSQL at DATABASE_URL).
+// on (every request waits for a shared check statement).
+// Callers default to `pnpm bench`'s 32 connections: a throughput is compared where the process is the
+// bottleneck. With 8, neither calendar keeps the process busy (70 % direct), the rate is callers /
+// latency, and the figure compares one request's latency, PgBouncer's extra hop included (the
+// one-caller line says how much).
+// `pnpm --filter @cal-events/bench pooler [events] [seconds] [rounds] [callers]` (PostgreSQL at DATABASE_URL).
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const EVENTS = Number(process.argv[2] ?? 1000)
 const SECONDS = Number(process.argv[3] ?? 3)
 const ROUNDS = Number(process.argv[4] ?? 5)
-const CONCURRENCY = 8
+const CONCURRENCY = Number(process.argv[5] ?? 32)
 const POOL = 4
 const NOW = new Date('2026-11-21T00:00:00Z')
 
