@@ -1,7 +1,6 @@
-import { createCalendar } from '@cal-events/core'
 import { pooledDatabase } from './pooled-database.js'
-import { measure } from './load.js'
 import { median } from './paired.js'
+import { alternatingHttpRounds, busyPercent, pairedRatios, seedUpcoming } from './paired-http.js'
 import { startCalendarServer, type RunningServer } from './server.js'
 
 // Issue 32, the second figure of `pooler.ts`: the default list over HTTP, the example server's
@@ -13,8 +12,8 @@ import { startCalendarServer, type RunningServer } from './server.js'
 // figure leaves out.
 // Connections default to `pnpm bench`'s 32: a throughput is compared where the server is the
 // bottleneck. With few connections the rate is connections / latency, and the figure compares the
-// latency of one request: PgBouncer's extra hop on each check (BENCHMARKS.md, "Issue 32: the
-// pooler at 8 and 32 callers").
+// latency of one request: PgBouncer's extra hop on each check (BENCHMARKS.md, "The lead's quiet
+// runs, third session").
 // `pnpm --filter @cal-events/bench pooler-http [events] [seconds] [rounds] [connections]`
 // (PostgreSQL at DATABASE_URL; build first: `pnpm build && pnpm --filter @cal-events/example-server build`).
 
@@ -24,20 +23,13 @@ const SECONDS = Number(process.argv[3] ?? 2)
 const ROUNDS = Number(process.argv[4] ?? 9)
 const CONNECTIONS = Number(process.argv[5] ?? 32)
 const POOL = 4
-const LIST = { spec: { path: '/events' } }
 
 async function main() {
   const name = `cal_bench_pooler_http_${process.pid}`
   const { url, bouncer, stop } = await pooledDatabase(ADMIN_URL, name, POOL)
   const servers: RunningServer[] = []
   try {
-    const seed = await createCalendar({ database: { url: url, poolSize: POOL } })
-    for (let i = 0; i < EVENTS; i++) {
-      // Upcoming whatever day the bench runs: the server's default window starts today.
-      const day = new Date(Date.now() + (1 + (i % 28)) * 86_400_000).toISOString().slice(0, 10)
-      await seed.events.create({ title: `Event ${i}`, start_date: `${day} 10:00:00`, end_date: `${day} 12:00:00`, venue: { venue: `Hall ${i % 20}` } })
-    }
-    await seed.close()
+    await seedUpcoming(url, EVENTS, POOL)
     for (const responseCache of [false, true]) {
       const pool = { CAL_DB_POOL_SIZE: String(POOL) }
       const direct = await startCalendarServer(url, { responseCache, env: pool })
@@ -47,28 +39,13 @@ async function main() {
         env: { ...pool, CAL_DB_POOLER: 'transaction', CAL_DB_PREPARED_STATEMENTS: '1' },
       })
       servers.push(pooled)
-      const modes = [['direct', direct], ['pooled', pooled]] as const
-      const rates: Record<string, number[]> = { direct: [], pooled: [] }
-      const cpu: Record<string, number[]> = { direct: [], pooled: [] }
-      const busy: Record<string, number[]> = { direct: [], pooled: [] }
-      let errors = 0
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const [mode, target] of round % 2 ? [...modes].reverse() : modes) {
-          const result = await measure(target, LIST, { connections: CONNECTIONS, duration: SECONDS, warmup: round === 0 ? 2 : 0.5, stats: false })
-          rates[mode]!.push(result.rps)
-          cpu[mode]!.push(result.cpu.server + (result.cpu.postgresOwn ?? result.cpu.postgres))
-          busy[mode]!.push(result.cpu.busy)
-          errors += result.errors + result.non2xx
-        }
-      }
-      const ratios = rates.pooled!.map((r, i) => r / rates.direct![i]!)
-      const percent = (xs: number[]) => `${(median(xs) * 100).toFixed(0)} %`
+      const { rates, serverCpu, busy, errors } = await alternatingHttpRounds([['direct', direct], ['pooled', pooled]], ROUNDS, { connections: CONNECTIONS, seconds: SECONDS })
       console.log(
         `default list${responseCache ? ' from the hot-read cache' : ', cache off'} over HTTP (${EVENTS} events, ${CONNECTIONS} connections, pools of ${POOL}, ${bouncer.version} default_pool_size ${POOL}): ` +
-          `direct ${median(rates.direct!).toFixed(0)} req/s; through PgBouncer, named statements kept: ${median(rates.pooled!).toFixed(0)} req/s, ` +
-          `per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}; ` +
-          `CPU ms per request, server + its PostgreSQL backends (PgBouncer's not counted): direct ${median(cpu.direct!).toFixed(3)}, through PgBouncer ${median(cpu.pooled!).toFixed(3)}; ` +
-          `machine busy: direct ${percent(busy.direct!)}, through PgBouncer ${percent(busy.pooled!)}; errors ${errors}`,
+          `direct ${median(rates.direct).toFixed(0)} req/s; through PgBouncer, named statements kept: ${median(rates.pooled).toFixed(0)} req/s, ` +
+          `${pairedRatios(rates, 'pooled', 'direct')}; ` +
+          `CPU ms per request, server + its PostgreSQL backends (PgBouncer's not counted): direct ${median(serverCpu.direct).toFixed(3)}, through PgBouncer ${median(serverCpu.pooled).toFixed(3)}; ` +
+          `machine busy: direct ${busyPercent(busy.direct)}, through PgBouncer ${busyPercent(busy.pooled)}; errors ${errors}`,
       )
       for (const running of servers.splice(0)) await running.stop()
     }

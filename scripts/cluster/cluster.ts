@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { startBalancer, waitForOk } from '../../test-support/haproxy.js'
 import { startPgBouncer, type PgBouncer } from '../../test-support/pgbouncer.js'
 import { randomFreePort } from '../../test-support/private-postgres.js'
 import { startReplicatedPair, type ReplicatedPair } from '../../test-support/replication.js'
@@ -16,7 +15,6 @@ import { startReplicatedPair, type ReplicatedPair } from '../../test-support/rep
 // Debian's HAProxy round-robin in front.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy'
 
 export interface ClusterOptions {
   /** Server instances behind the balancer (default 3). */
@@ -53,21 +51,6 @@ export interface Cluster {
   stop(): Promise<void>
 }
 
-async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      const res = await fetch(url)
-      if (res.ok) return
-    } catch {
-      // Not listening yet.
-    }
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited (${child.exitCode})`)
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
 function instance(port: number, env: Record<string, string>, server: 'source' | 'dist'): Instance {
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
@@ -88,7 +71,7 @@ function instance(port: number, env: Record<string, string>, server: 'source' | 
         process.stderr.write(chunk)
       })
       exited = new Promise((r) => started.once('exit', () => r()))
-      await waitFor(`${url}/readyz`, started, 90_000).catch((error: unknown) => {
+      await waitForOk(`${url}/readyz`, started, 90_000).catch((error: unknown) => {
         throw new Error(`${(error as Error).message}; its stderr ended with: ${stderr.trim() || '(nothing)'}`)
       })
     },
@@ -99,31 +82,6 @@ function instance(port: number, env: Record<string, string>, server: 'source' | 
     },
   }
   return handle
-}
-
-function haproxyConfig(port: number, backends: readonly Instance[]): string {
-  return [
-    'global',
-    '  maxconn 4096',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 60s',
-    '  timeout server 60s',
-    // A connection refused by a dead instance is tried on another (nothing was sent, so nothing
-    // can run twice); a request an instance died in the middle of is not retried.
-    '  retries 3',
-    '  option redispatch',
-    '  retry-on conn-failure',
-    'frontend calendar',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend instances',
-    'backend instances',
-    '  balance roundrobin',
-    '  option httpchk GET /readyz',
-    ...backends.map((b, i) => `  server s${i} 127.0.0.1:${b.port} check inter 500ms fall 2 rise 1`),
-    '',
-  ].join('\n')
 }
 
 /** Starts the whole cluster (about 15 s with `source` on an idle two-core machine). Stop it when done. */
@@ -165,21 +123,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // once saw a second instance, started beside the third, exit 1 before answering; cause not yet
     // found, so each start is alone and a failure now carries the instance's last stderr lines.)
     for (const i of instances) await i.start()
-    const port = await randomFreePort()
-    const dir = mkdtempSync(join(tmpdir(), 'cal-haproxy-'))
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
-    const config = join(dir, 'haproxy.cfg')
-    writeFileSync(config, haproxyConfig(port, instances))
-    const balancer = spawn(HAPROXY, ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'ignore'] })
-    const balancerExited = new Promise<void>((r) => balancer.once('exit', () => r()))
-    cleanups.push(async () => {
-      if (balancer.exitCode === null) {
-        balancer.kill('SIGTERM')
-        await balancerExited
-      }
-    })
-    const url = `http://127.0.0.1:${port}`
-    await waitFor(`${url}/healthz`, balancer, 10_000)
+    const balancer = await startBalancer(instances.map((i) => i.port))
+    cleanups.push(() => balancer.stop())
+    const url = balancer.url
     return { url, instances, pair, bouncer, adminToken, primaryDatabaseUrl: `postgres://postgres@127.0.0.1:${pair.primary.port}/calendar`, stop }
   } catch (err) {
     await stop()
