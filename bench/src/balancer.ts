@@ -1,7 +1,7 @@
 import { startBalancer, type Balancer } from '../../test-support/haproxy.js'
 import { dropDatabase, freshDatabase } from './db.js'
 import { median } from './paired.js'
-import { alternatingHttpRounds, busyPercent, pairedRatios, seedUpcoming } from './paired-http.js'
+import { alternatingHttpRounds, busyPercent, PAIRED_POOL, pairedHttpArgs, pairedRatios, seedUpcoming } from './paired-http.js'
 import { startCalendarServer, type RunningServer } from './server.js'
 
 // Issue 32 item 4, what the balancer tier adds: the default list over HTTP from one example server
@@ -13,12 +13,8 @@ import { startCalendarServer, type RunningServer } from './server.js'
 // `pnpm --filter @cal-events/bench balancer [events] [seconds] [rounds] [connections]`
 // (PostgreSQL at DATABASE_URL; build first: `pnpm build && pnpm --filter @cal-events/example-server build`).
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const EVENTS = Number(process.argv[2] ?? 1000)
-const SECONDS = Number(process.argv[3] ?? 2)
-const ROUNDS = Number(process.argv[4] ?? 9)
-const CONNECTIONS = Number(process.argv[5] ?? 32)
-const POOL = 4
+const { adminUrl: ADMIN_URL, events: EVENTS, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS } = pairedHttpArgs()
+const POOL = PAIRED_POOL
 
 async function main() {
   const name = `cal_bench_balancer_${process.pid}`

@@ -9,6 +9,23 @@ import type { RunningServer } from './server.js'
 
 const LIST = { spec: { path: '/events' } }
 
+/** Pool size of the servers the paired HTTP benches start. */
+export const PAIRED_POOL = 4
+
+/**
+ * The paired HTTP benches' arguments, `[events] [seconds] [rounds] [connections]` (defaults 1,000
+ * events, rounds of 2 s, 9 rounds, `pnpm bench`'s 32 connections), and the PostgreSQL server.
+ */
+export function pairedHttpArgs(argv = process.argv.slice(2)) {
+  return {
+    adminUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    events: Number(argv[0] ?? 1000),
+    seconds: Number(argv[1] ?? 2),
+    rounds: Number(argv[2] ?? 9),
+    connections: Number(argv[3] ?? 32),
+  }
+}
+
 /** Creates `events` upcoming events (whatever day the bench runs: the default window starts today) in the calendar at `url`. */
 export async function seedUpcoming(url: string, events: number, poolSize: number): Promise<void> {
   const seed = await createCalendar({ database: { url, poolSize } })
