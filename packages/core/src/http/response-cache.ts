@@ -163,8 +163,9 @@ export interface ChangeValidator {
  * "Has anything changed?" for the whole calendar, one statement at a time. `next()` gives a check
  * whose statement is sent after the call: requests that arrive while a check waits for its
  * connection join it; later ones wait for the one after. Check n asks whether anything changed
- * since the snapshot of check n-1; when it did, the listeners are told that every answer whose
- * point came from check n-1 or earlier is stale (`staleThrough`). `qualifiedSchema`: the
+ * since the snapshot of the latest check taken when its statement was sent (results are taken in
+ * number order); when it did, the listeners are told that every answer whose point came from check
+ * n-1 or earlier is stale (`staleThrough`). `qualifiedSchema`: the
  * handle's (`DatabaseHandle`), when its connections have no search path of the calendar's.
  */
 export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualifiedSchema?: string): ChangeValidator {
@@ -222,6 +223,10 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
             return checkChanges(connection, last?.point ?? ORIGIN_POINT, text)
           })
           .finally(() => {
+            // A check that failed before its statement was sent (no connection) is still the
+            // pending one: it fails its requests, and must not be started again here (it was, once,
+            // behind their backs: a second attempt against a database that is away).
+            if (pending?.promise === promise) pending = undefined
             running--
             if (pending && running < CHECKS_IN_FLIGHT) startPending()
           })
@@ -237,7 +242,6 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
             },
             async (err: unknown) => {
               // A failed check (database away) fails its requests; the next one starts afresh.
-              if (pending?.promise === promise) pending = undefined
               await before
               reject(err)
             },
