@@ -101,7 +101,7 @@ export function startCalendar(options: ResolvedOptions, handle: DatabaseHandle, 
   const extending = keepExtending(db, options.now)
   // One chain of change checks for the hot-read cache and the kept feeds; with the search path set
   // per transaction, each check is one schema-qualified statement outside a transaction.
-  const validator = createChangeValidator(db, reads !== undefined, handle.qualifiedSchema)
+  const validator = createChangeValidator(db, reads !== undefined, handle.qualifiedSchema, !handle.namesStatements)
   const { operations, routes, feedBuilds } = wireCalendar(options, validator)
   const dispatch = createDispatcher(routes.map(compileRoute), options, db, validator, reads)
   const scripts = scriptApi({ options, operations, ready: () => extending.ready() })

@@ -94,7 +94,9 @@ const NAMED_AT_MOST = 100
 // `cal_credentials_version()` (0021) written in: PostgreSQL inlines neither (it plans a SQL
 // function's body on every call), and the check cost 0.15 ms of the server's time calling them
 // against 0.05 with their bodies here (pgbench, one prepared statement, 2026-11-28). Written in,
-// every name of the calendar can be qualified with its schema (`changeCheckText`).
+// every name of the calendar can be qualified with its schema (`changeCheckText`). Migration 0023's
+// `cal_check_changes` has this same body, for connections that send the check unnamed (`checkCall`):
+// a change of one is a change of both (a migration replacing the function).
 function kindsSince(q: string): string {
   return `select exists (select 1 from ${q}cal_change_horizon h
                   where h.xid >= pg_snapshot_xmin($1::pg_snapshot)
@@ -110,15 +112,34 @@ function kindsSince(q: string): string {
 /** The hot-read cache's check, in the calendar's search path. */
 export const KINDS_SINCE = kindsSince('')
 
+// The same check as a call of migration 0023's PL/pgSQL function, whose body is `kindsSince`'s
+// (`NAMED_AT_MOST + 1` written in). Sent unnamed (a pooler that keeps no named statements, such as
+// PgBouncer 1.18; `preparedStatements: false`; PGlite), the text above is parsed and planned whole on
+// every check: 0.46 ms a check through PgBouncer against 0.31 named. PL/pgSQL keeps its statements'
+// plans per connection, so the call costs the planning of `select … from cal_check_changes($1)`
+// only (0.30). Named, the text above stays: a named statement is planned once too, and the call
+// cost it more (0.06 ms of the server's time against 0.04, pgbench; BENCHMARKS.md "Issue 32: the
+// change check as a function"). One snapshot still: a STABLE function's statements run on the
+// snapshot of the statement that called it (the migration says why). `lsn` is read in the select
+// list, after the function's row; the statement's snapshot was taken before either.
+function checkCall(q: string, withLsn: boolean): string {
+  return `select c.missed, c.later, c.running, c.credentials, c.now${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''} from ${q}cal_check_changes($1::pg_snapshot) c`
+}
+
+/** The hot-read cache's check as a call of `cal_check_changes`, in the calendar's search path. */
+export const CHECK_CALL = checkCall('', false)
+
 /**
  * The text of the check: in the search path, or (`schema`) with every name of the calendar
  * qualified and marked `SCHEMA_QUALIFIED`, for connections that get the calendar's search path
  * per transaction (a pooler, a host's pool): sent alone, it needs no transaction around it.
  * `withLsn` (read replicas): also the primary's WAL position after the snapshot: every commit the
  * point shows is at or before it, so a replica replayed that far reads at least the point's data.
+ * `call`: as a call of `cal_check_changes`, for connections that do not name statements.
  */
-export function changeCheckText(schema?: string, withLsn = false): string {
-  const text = `${schema === undefined ? KINDS_SINCE : kindsSince(`"${schema}".`)}${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''}`
+export function changeCheckText(schema?: string, withLsn = false, call = false): string {
+  const q = schema === undefined ? '' : `"${schema}".`
+  const text = call ? checkCall(q, withLsn) : `${schema === undefined ? KINDS_SINCE : kindsSince(q)}${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''}`
   return schema === undefined ? text : `${text} ${SCHEMA_QUALIFIED}`
 }
 

@@ -23,6 +23,11 @@ export interface DatabaseHandle {
    * schema, which a statement sent alone, outside a transaction, names (`SCHEMA_QUALIFIED`).
    */
   readonly qualifiedSchema?: string
+  /**
+   * True when hot statements become named prepared statements, planned once per connection; the
+   * change check is then sent written out, else as a call of its PL/pgSQL function (`change-log.ts`).
+   */
+  readonly namesStatements: boolean
   close(): Promise<void>
 }
 
@@ -57,16 +62,20 @@ function openPostgres(
     pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe),
     onCreateConnection: useSchema(schema),
   })
-  return postgresHandle(dialect, pool, onQuery)
+  return postgresHandle(dialect, pool, onQuery, options.preparedStatements !== false)
 }
 
-/** A calendar's handle on PostgreSQL through `dialect`, its pool figures read from `pool` (the pg pool underneath). */
-function postgresHandle(dialect: PostgresDialect, pool: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>, onQuery: QueryListener): DatabaseHandle {
+/**
+ * A calendar's handle on PostgreSQL through `dialect`, its pool figures read from `pool` (the pg
+ * pool underneath); `namesStatements`: whether `dialect`'s pool names hot statements.
+ */
+function postgresHandle(dialect: PostgresDialect, pool: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>, onQuery: QueryListener, namesStatements: boolean): DatabaseHandle {
   const db = new Kysely<DB>({ dialect, log: logger(onQuery) })
   return {
     db,
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    namesStatements,
     close: () => db.destroy(),
   }
 }
@@ -156,7 +165,7 @@ export function behindPoolerHandle(
   // transaction instead: one round trip too, and its plan kept.
   const settings = localSettingsPool(pool, schema, statementTimeoutMs, Number.POSITIVE_INFINITY, namer !== undefined)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(namer ? preparingPool(settings, namer) : settings, probe) })
-  return { ...postgresHandle(dialect, pool, onQuery), qualifiedSchema: schema }
+  return { ...postgresHandle(dialect, pool, onQuery, namer !== undefined), qualifiedSchema: schema }
 }
 
 /**
@@ -169,7 +178,7 @@ export function openHostPool(options: Extract<DatabaseOptions, { pool: unknown }
   const pool = localSettingsPool(hostPool, schema, options.statementTimeoutMs ?? 30_000)
   const probe = hostPoolProbe(hostPool, 3000)
   const dialect = new PostgresDialect({ pool: commitCheckingPool(options.preparedStatements === false ? pool : preparingPool(pool), probe) })
-  return { ...postgresHandle(dialect, hostPool, onQuery), qualifiedSchema: schema }
+  return { ...postgresHandle(dialect, hostPool, onQuery, options.preparedStatements !== false), qualifiedSchema: schema }
 }
 
 async function openPglite(
@@ -184,6 +193,7 @@ async function openPglite(
   return {
     db,
     kind: 'pglite',
+    namesStatements: false,
     async close() {
       await db.destroy()
       await embedded.close()

@@ -50,12 +50,13 @@ export async function migrateInTransaction<D>(trx: Transaction<D>, schema: strin
 }
 
 /**
- * After `ALTER SCHEMA … RENAME` inside `trx`: the trigger functions' pinned search path is the one
- * place the schema's old name is kept (as text); it is pinned again to the new one.
+ * After `ALTER SCHEMA … RENAME` inside `trx`: the pinned search path of the trigger functions (and
+ * of the change check's function) is the one place the schema's old name is kept (as text); it is
+ * pinned again to the new one.
  */
 export async function repinRenamedSchema<D>(trx: Transaction<D>, schema: string): Promise<void> {
   await trx.executeQuery(CompiledQuery.raw(SET_SEARCH_PATH, [schema, true]))
-  await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
+  await sql.raw(PIN_FUNCTIONS).execute(trx)
 }
 
 /** The migration a run was applying when it failed, if any. */
@@ -92,7 +93,7 @@ async function migrateWithin<D>(trx: Transaction<D>, schema: string, migrations:
     applied.push(name)
   }
   step.current = undefined
-  if (applied.length > 0 || adopted) await sql.raw(PIN_TRIGGER_FUNCTIONS).execute(trx)
+  if (applied.length > 0 || adopted) await sql.raw(PIN_FUNCTIONS).execute(trx)
   return { applied, adopted }
 }
 
@@ -127,19 +128,25 @@ export async function assertMigrated<D>(db: Kysely<D>, schema: string = DEFAULT_
 // Trigger functions also fire for writes from other sessions (a host's SQL on `cal_events.events`),
 // whose search_path could lead `update terms` to the host's own `terms`. Each trigger function of
 // the schema keeps the search_path of the migration (the calendar's schema first); after every run,
-// so functions of later migrations are covered too. pg_trgm's own functions are left alone.
+// so functions of later migrations are covered too. So does every function a migration created
+// with a search path of its own (`set search_path from current`): `cal_check_changes` (0023), called
+// by its schema's name behind a pooler, from sessions with another search path. Other functions
+// are left unpinned: a SQL function with a setting of its own is never inlined into its caller (and
+// `cal_event_relations` keeps its plan_cache_mode only). pg_trgm's own functions are left alone.
 
 /**
- * The trigger functions of the current schema, but an extension's. Found through the schema's
- * entries in pg_depend (every function depends on its schema), read by index: pg_proc has no index
- * on the schema, and a calendar set's pg_proc holds every calendar's functions (66 each). With
+ * The trigger functions of the current schema and its functions that pin a search path, but an
+ * extension's. Found through the schema's entries in pg_depend (every function depends on its
+ * schema), read by index: pg_proc has no index on the schema, and a calendar set's pg_proc holds
+ * every calendar's functions (some 70 each). With
  * 66,000 functions the scan took 72 ms (EXPLAIN ANALYZE, a synthetic catalog, load ~10), this 0.2 ms.
  * Their OIDs, not `regprocedure`: printing one checks that the name is not hidden by another
  * function of the same name, a look-up of every calendar's function of that name.
  */
-export const SCHEMA_TRIGGER_FUNCTIONS = `select p.oid as fn from pg_depend n join pg_proc p on p.oid = n.objid
+export const SCHEMA_PINNED_FUNCTIONS = `select p.oid as fn from pg_depend n join pg_proc p on p.oid = n.objid
      where n.refclassid = 'pg_namespace'::regclass and n.refobjid = current_schema()::regnamespace and n.classid = 'pg_proc'::regclass
-       and p.pronamespace = n.refobjid and p.prorettype = 'trigger'::regtype
+       and p.pronamespace = n.refobjid
+       and (p.prorettype = 'trigger'::regtype or exists (select 1 from unnest(p.proconfig) c where c like 'search_path=%'))
        and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`
 
 // Each function is created again as PostgreSQL prints it, its search path line replaced, instead
@@ -149,7 +156,7 @@ export const SCHEMA_TRIGGER_FUNCTIONS = `select p.oid as fn from pg_depend n joi
 // finds it by its exact name, arguments and schema. Its body is not checked again (PostgreSQL
 // checked it when a migration created it, and the check names the function the costly way), as
 // pg_dump restores functions. A definition without the usual `AS` line is altered as before.
-const PIN_TRIGGER_FUNCTIONS = `do $$
+const PIN_FUNCTIONS = `do $$
 declare
   fn oid;
   def text;
@@ -158,7 +165,7 @@ declare
 begin
   perform set_config('check_function_bodies', 'off', true);
   for fn in
-    ${SCHEMA_TRIGGER_FUNCTIONS}
+    ${SCHEMA_PINNED_FUNCTIONS}
   loop
     def := pg_get_functiondef(fn);
     body_at := strpos(def, e'\\nAS ');

@@ -105,6 +105,7 @@ export async function openSharedDatabase(options: DatabaseOptions): Promise<Shar
       return {
         db,
         kind,
+        namesStatements: prepared,
         poolStats: kind === 'postgres' ? () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) : undefined,
         close: () => db.destroy(),
       }

@@ -166,10 +166,12 @@ export interface ChangeValidator {
  * since the snapshot of the latest check taken when its statement was sent (results are taken in
  * number order); when it did, the listeners are told that every answer whose point came from check
  * n-1 or earlier is stale (`staleThrough`). `qualifiedSchema`: the
- * handle's (`DatabaseHandle`), when its connections have no search path of the calendar's.
+ * handle's (`DatabaseHandle`), when its connections have no search path of the calendar's. `call`:
+ * the check is sent as a call of its PL/pgSQL function (`changeCheckText`), for connections whose
+ * statements are not named (`DatabaseHandle.namesStatements`).
  */
-export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualifiedSchema?: string): ChangeValidator {
-  const text = changeCheckText(qualifiedSchema, withLsn)
+export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualifiedSchema?: string, call = false): ChangeValidator {
+  const text = changeCheckText(qualifiedSchema, withLsn, call)
   const listeners: ((through: number, changed: readonly ChangeKind[] | 'all') => void)[] = []
   // Results are taken in the order the checks were numbered, so each of these only grows: of any
   // change, of one the log could not name, and of each kind.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import pg from 'pg'
 import { sql } from 'kysely'
 import { createCalendars, type Calendars, type CalendarsOptions } from '@cal-events/core'
-import { migrateToLatest, repinRenamedSchema, SCHEMA_TRIGGER_FUNCTIONS } from '../../src/db/migrate.js'
+import { migrateToLatest, repinRenamedSchema, SCHEMA_PINNED_FUNCTIONS } from '../../src/db/migrate.js'
 import { MIGRATIONS } from '../../src/db/migrations/index.js'
 import { openSharedDatabase } from '../../src/db/shared-database.js'
 import { scratchDatabase } from '../../../../test-support/scratch-db.js'
@@ -80,6 +80,11 @@ it('creates a calendar from a spare schema without migration DDL, whole and unde
       where p.pronamespace = 'cal_c_chess_club'::regnamespace and c.config like 'search_path=%'`)
     expect(pinned.length).toBeGreaterThan(5)
     for (const row of pinned) expect(row.config).toMatch(/^search_path=cal_c_chess_club(, |$)/)
+    // The change check's function (migration 0023) among them: behind a pooler it is called by its
+    // schema's name from a session whose search path is not the calendar's (this one's is the default).
+    expect(pinned.map((row) => row.proname)).toContain('cal_check_changes')
+    const [check] = await query(`select * from cal_c_chess_club.cal_check_changes('1:1:')`)
+    expect(check!.later).toEqual(expect.arrayContaining(['events', 'terms']))
     expect(await query(`select nspname from pg_namespace where nspname like 'cal_spare_%' and nspname not in (select schema_name from cal_registry.spares)`)).toEqual([])
     await set.delete('chess-club')
   } finally {
@@ -87,14 +92,15 @@ it('creates a calendar from a spare schema without migration DDL, whole and unde
   }
 })
 
-it("finds a schema's trigger functions by index, not by reading all of pg_proc (every calendar's functions)", async () => {
+it("finds a schema's trigger functions and pinned functions by index, not by reading all of pg_proc (every calendar's functions)", async () => {
   const set = await createCalendars({ database, spareSchemas: 0 })
   try {
     await set.create('pins')
-    const ofSchema = SCHEMA_TRIGGER_FUNCTIONS.replace('current_schema()', "'cal_c_pins'")
+    const ofSchema = SCHEMA_PINNED_FUNCTIONS.replace('current_schema()', "'cal_c_pins'")
     const found = (await query(ofSchema)).map((r) => String(r.fn)).sort()
     const all = await query(`select p.oid as fn from pg_proc p
-      where p.pronamespace = 'cal_c_pins'::regnamespace and p.prorettype = 'trigger'::regtype`)
+      where p.pronamespace = 'cal_c_pins'::regnamespace and (p.prorettype = 'trigger'::regtype
+        or exists (select 1 from unnest(p.proconfig) c where c like 'search_path=%'))`)
     expect(found.length).toBeGreaterThan(5)
     expect(found).toEqual(all.map((r) => String(r.fn)).sort())
     // A calendar set's create pins them again in the renamed spare: a scan of pg_proc grew with

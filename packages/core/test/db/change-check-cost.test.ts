@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
-import { KINDS_SINCE } from '../../src/changes/change-log.js'
+import { CHECK_CALL, KINDS_SINCE } from '../../src/changes/change-log.js'
 import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -36,21 +36,24 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
     return best
   }
 
-  /** The hot-read cache's check (`checkChanges`: which kinds changed) for `point`, with its parameter written in. */
-  const kindsSince = (point: string) => KINDS_SINCE.replaceAll('$1', `'${point}'`)
+  /**
+   * The hot-read cache's check (`checkChanges`: which kinds changed) for `point`, with its parameter
+   * written in; `call`: as the call of `cal_check_changes` (connections without named statements).
+   */
+  const kindsSince = (point: string, call = false) => (call ? CHECK_CALL : KINDS_SINCE).replaceAll('$1', `'${point}'`)
 
   /** Buffers the cache's check reads for a point taken now (nothing changed since), best of a few runs. */
-  async function kindsBuffers(): Promise<number> {
+  async function kindsBuffers(call = false): Promise<number> {
     const { point } = (await querySql<{ point: string }>(`select pg_current_snapshot()::text as point`))[0]!
     let best = Infinity
     for (let i = 0; i < 6; i++) {
-      const rows = await querySql<Record<string, unknown>>(`explain (analyze, buffers, format json) ${kindsSince(point)}`)
+      const rows = await querySql<Record<string, unknown>>(`explain (analyze, buffers, format json) ${kindsSince(point, call)}`)
       const raw = Object.values(rows[0]!)[0]
       const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, number> }[]
       const node = plan[0]!.Plan
       best = Math.min(best, node['Shared Hit Blocks']! + node['Shared Read Blocks']!)
     }
-    expect((await querySql<{ missed: boolean; later: string[]; running: string[] }>(kindsSince(point)))[0]).toMatchObject({ missed: false, later: [], running: [] })
+    expect((await querySql<{ missed: boolean; later: string[]; running: string[] }>(kindsSince(point, call)))[0]).toMatchObject({ missed: false, later: [], running: [] })
     return best
   }
 
@@ -58,15 +61,18 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
     const { point } = (await querySql<{ point: string }>(`select pg_current_snapshot()::text as point`))[0]!
     await calendar.venues.create({ venue: 'Named Hall' })
     await execSql(`update terms set name = name || '!'`)
-    const found = (await querySql<{ missed: boolean; later: string[]; running: string[] }>(kindsSince(point)))[0]!
-    expect(found.missed).toBe(false)
-    expect([...new Set([...found.later, ...found.running])].sort()).toEqual(['terms', 'venues'])
+    for (const call of [false, true]) {
+      const found = (await querySql<{ missed: boolean; later: string[]; running: string[] }>(kindsSince(point, call)))[0]!
+      expect(found.missed).toBe(false)
+      expect([...new Set([...found.later, ...found.running])].sort()).toEqual(['terms', 'venues'])
+    }
   })
 
   it('reads as much with 100,000 older log rows as with a handful', async () => {
     const small = await checkBuffers()
     const smallKinds = await checkBuffers(`array['events']`)
     const smallNamed = await kindsBuffers()
+    const smallCall = await kindsBuffers(true)
     // A week of writes, all committed before the point: xids below the current snapshot's xmin,
     // under as many names as it takes (a young test cluster has used few xids).
     const { xmin } = (await querySql<{ xmin: string }>(`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`))[0]!
@@ -81,11 +87,13 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
     const grown = await checkBuffers()
     const grownKinds = await checkBuffers(`array['events']`)
     const grownNamed = await kindsBuffers()
+    const grownCall = await kindsBuffers(true)
     // A few pages of slack for catalog reads (the body is planned on every call); before
     // migration 0018 the grown log cost about 730 pages.
     expect(grown, `pages read: ${small} with a handful of rows, ${grown} with ${rows}`).toBeLessThanOrEqual(small + 8)
     expect(grownKinds, `pages read with kinds: ${smallKinds}, then ${grownKinds}`).toBeLessThanOrEqual(smallKinds + 8)
     expect(grownNamed, `pages read naming kinds: ${smallNamed}, then ${grownNamed}`).toBeLessThanOrEqual(smallNamed + 8)
+    expect(grownCall, `pages read by cal_check_changes: ${smallCall}, then ${grownCall}`).toBeLessThanOrEqual(smallCall + 8)
     // Still exact: a change is seen when its writer was in progress at the point or began after it.
     const since = async (point: string) =>
       (await querySql<{ c: boolean }>(`select cal_changed_since('${point}', array['grown.1']) as c`))[0]!.c

@@ -75,6 +75,10 @@ for (const bouncerCase of BOUNCERS) {
 
     beforeAll(async () => {
       await scratch.create()
+      // Calls of PL/pgSQL functions counted (pg_stat_user_functions), for the change check's test.
+      const owner = new pg.Client({ connectionString: scratch.url })
+      await owner.connect()
+      await owner.query(`alter database "${scratch.name}" set track_functions = 'pl'`).finally(() => owner.end())
       bouncer = await startPgBouncer({ poolSize: 1, binary })
       expect(bouncer.keepsPreparedStatements, bouncer.version).toBe(keeps)
       url = bouncer.through(scratch.url)
@@ -171,6 +175,26 @@ for (const bouncerCase of BOUNCERS) {
       expect(titles(keptAgain)).toContain('Renamed past the API')
 
       expect(await rawSession(sessionState)).toEqual(CLEAN_SESSION)
+    })
+
+    // Without named statements the hot-read cache's check is sent as one simple-protocol message;
+    // written out, PostgreSQL parsed and planned its sub-selects on every check, so it is a call of
+    // `cal_check_changes`, whose plans PL/pgSQL keeps per server connection (change-log.ts). The
+    // test above saw that check find a change made past the API; here, that the call is what runs.
+    it('the hot-read cache checks with a call of cal_check_changes', async () => {
+      // The one server connection is this raw session's too: its counts are flushed for the next statement.
+      const calls = () =>
+        rawSession(async (client) => {
+          await client.query('select pg_stat_force_next_flush()')
+          const { rows } = await client.query(`select coalesce(sum(calls), 0)::int as n from pg_stat_user_functions where funcname = 'cal_check_changes'`)
+          return rows[0].n as number
+        })
+      const before = await calls()
+      const reads = []
+      for (let i = 0; i < 5; i++) reads.push(await anonymousRead('/events'))
+      expect(reads.map((read) => [read.status, read.fromCache])).toEqual([[200, true], [200, true], [200, true], [200, true], [200, true]])
+      // One check a kept answer, each its own (the reads one after another).
+      expect(await calls()).toBeGreaterThanOrEqual(before + 5)
     })
 
     // Named statements kept by PgBouncer (1.21 or later, max_prepared_statements): a named statement is

@@ -10,13 +10,19 @@ import { startServer, type TestServer, venueOf } from '../../../../test-support/
 
 const START = new Date('2026-11-21T03:39:06Z')
 
+/** The cache's check and its point (see `reads`). */
+const CHECK_OR_POINT = /( as "?now"?| cal_check_changes\(\$1::pg_snapshot\) c)( \/\* schema-qualified \*\/)?$/
+
 describe('hot-read cache by kind of change', () => {
   let calendar: Calendar
   let uncachedCalendar: Calendar
   let server: TestServer
   let uncached: TestServer
   let admin: string
-  /** Statements that read data: neither the cache's check nor its point (both end `as now`, the check behind a pooler then its mark, `SCHEMA_QUALIFIED`). */
+  /**
+   * Statements that read data: neither the cache's check nor its point (both end `as now`, or the check
+   * is a call of `cal_check_changes` where statements are not named; behind a pooler then its mark, `SCHEMA_QUALIFIED`).
+   */
   let reads = 0
   const ids = { event: 0, venue: 0, organizer: 0, category: 0, tag: 0 }
   const common = { now: () => START, publicBaseUrl: 'http://cal.test' }
@@ -37,7 +43,7 @@ describe('hot-read cache by kind of change', () => {
   }
 
   beforeAll(async () => {
-    calendar = await freshCalendar({ ...common, onQuery: (text) => void (/ as "?now"?( \/\* schema-qualified \*\/)?$/.test(text) ? 0 : reads++) })
+    calendar = await freshCalendar({ ...common, onQuery: (text) => void (CHECK_OR_POINT.test(text) ? 0 : reads++) })
     uncachedCalendar = await createCalendar({ ...common, database: await workerCalendarDatabase(2), migrate: false, responseCache: false })
     server = await startServer(calendar)
     uncached = await startServer(uncachedCalendar)

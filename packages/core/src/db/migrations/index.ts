@@ -18,6 +18,7 @@ import { farOccurrences } from './0019-far-occurrences.js'
 import { termCountDeltas } from './0020-term-count-deltas.js'
 import { credentialsVersion } from './0021-credentials-version.js'
 import { termCountStatements } from './0022-term-count-statements.js'
+import { changeCheckFunction } from './0023-change-check-function.js'
 
 // Listed in code, not read from a folder, so the migrations survive bundling. `migrate.ts` runs
 // the pending ones in name order; keep the entries sorted by name.
@@ -42,4 +43,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020-term-count-deltas': termCountDeltas,
   '0021-credentials-version': credentialsVersion,
   '0022-term-count-statements': termCountStatements,
+  '0023-change-check-function': changeCheckFunction,
 }
