@@ -8,7 +8,8 @@ import { sql, type Kysely, type Migration } from 'kysely'
 // check was sent as one simple-protocol message, its parameter written in, and PostgreSQL parsed and
 // planned its five sub-selects on every check: 0.46 ms a check against 0.31 for the same text
 // named. PL/pgSQL keeps its statements' plans for the life of the connection, so a call costs the
-// parsing of `select * from cal_check_changes('…')` only (0.30 ms, latency probe through PgBouncer).
+// parsing of `select … from cal_check_changes('…')` only (0.30 ms; a sequential latency probe
+// through PgBouncer, 2026-11-28).
 //
 // The body is `changes/change-log.ts`'s check as it was (the bodies of `cal_log_misses` and
 // `cal_credentials_version()` written in: a SQL function is planned on every call), unchanged in
