@@ -189,6 +189,8 @@ for (const bouncerCase of BOUNCERS) {
           const { rows } = await client.query(`select coalesce(sum(calls), 0)::int as n from pg_stat_user_functions where funcname = 'cal_check_changes'`)
           return rows[0].n as number
         })
+      // Kept from its second request on (a no-op when the test above ran).
+      for (let i = 0; i < 2; i++) await anonymousRead('/events')
       const before = await calls()
       const reads = []
       for (let i = 0; i < 5; i++) reads.push(await anonymousRead('/events'))
