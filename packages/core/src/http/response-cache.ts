@@ -192,8 +192,11 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
   }
   /** The latest check whose result was taken: the point the next statement sent asks since. */
   let last: Check | undefined
-  /** The check whose statement has not been sent yet, and the requests waiting for it. */
-  let pending: { promise: Promise<Check>; start: () => void } | undefined
+  /**
+   * The check whose statement has not been sent yet, and the requests waiting for it; `started`
+   * once it holds a place in flight and waits for its connection.
+   */
+  let pending: { promise: Promise<Check>; start: () => void; started: boolean } | undefined
   let running = 0
   let numbered = 0
   let checks = 0
@@ -202,6 +205,7 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
 
   function startPending() {
     const queued = pending!
+    queued.started = true
     running++
     queued.start()
   }
@@ -230,7 +234,9 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
             // behind their backs: a second attempt against a database that is away).
             if (pending?.promise === promise) pending = undefined
             running--
-            if (pending && running < CHECKS_IN_FLIGHT) startPending()
+            // Not one that already waits for its connection: started twice, it was sent twice,
+            // the second time numbered anew and holding the other place in flight.
+            if (pending && !pending.started && running < CHECKS_IN_FLIGHT) startPending()
           })
           .then(
             async (result: ChangeCheck) => {
@@ -253,7 +259,7 @@ export function createChangeValidator(db: Kysely<DB>, withLsn = false, qualified
     })
     // Rejections reach the requests that wait; an unawaited one must not be reported as unhandled.
     promise.catch(() => {})
-    pending = { promise, start }
+    pending = { promise, start, started: false }
     if (running < CHECKS_IN_FLIGHT) startPending()
     return promise
   }

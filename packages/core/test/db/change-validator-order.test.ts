@@ -438,6 +438,37 @@ describe.skipIf(BACKEND !== 'postgres')('change checks answered out of order (po
     expect(validator.checks()).toBe(2)
   })
 
+  it('sends a check once when the check before it ends while it still waits for a connection', async () => {
+    const { validator, gates, pool } = await gatedValidator({ max: 2 })
+    const c1 = await within(validator.next(), 'check 1')
+    // One of the pool's two connections taken: check 2 gets the other, and check 3 must wait.
+    const held = await pool.connect()
+    try {
+      gates.holdAnswer(2)
+      const two = validator.next()
+      await gates.arrived(2)
+      const three = validator.next()
+      const joined = validator.next()
+      expect(joined).toBe(three)
+      await turns()
+      expect(gates.statements).toBe(2)
+      // Check 2 ends while check 3 still waits: check 3 gets its connection and is sent, once.
+      gates.answer(2)
+      const [c2, c3] = await within(Promise.all([two, three]), 'checks 2 and 3')
+      expect([c2.seq, c3.seq]).toEqual([2, 3])
+      expect(gates.point(3)).toBe(c1.point)
+    } finally {
+      held.release()
+    }
+    await turns()
+    // Started a second time (it was, once: its place in flight was given back while it still
+    // waited, so the end of check 2 started it again), it would send a fourth statement once the
+    // held connection came back, numbered 4, behind its requests' backs.
+    expect(gates.statements).toBe(3)
+    const c4 = await within(validator.next(), 'check 4')
+    expect(c4.seq).toBe(4)
+  })
+
   it('serves no kept answer after a raw write an out-of-order later check found (a calendar on the gated pool)', async () => {
     const gates = new CheckGates()
     const pool = await rawPool()
