@@ -127,6 +127,22 @@ export async function execSql(statement: string): Promise<void> {
   await querySql(statement)
 }
 
+/**
+ * Runs `run` while the database refuses (a check violation, as a constraint would) every row
+ * inserted into `table` whose title is `title`: what a bulk write's one bad item looks like.
+ */
+export async function whileRefusingTitle(table: 'events' | 'venues' | 'organizers', title: string, run: () => Promise<void>): Promise<void> {
+  const fn = `test_refuse_${table}`
+  await execSql(`create function ${fn}() returns trigger language plpgsql as $$
+    begin raise exception 'refused' using errcode = '23514'; end $$;
+    create trigger ${fn} before insert on ${table} for each row when (new.title = '${title.replace(/'/g, "''")}') execute function ${fn}()`)
+  try {
+    await run()
+  } finally {
+    await execSql(`drop trigger ${fn} on ${table}; drop function ${fn}()`)
+  }
+}
+
 /** Runs one SQL statement on the worker's database and returns its rows (for checks against the truth). */
 export async function querySql<R = Record<string, unknown>>(statement: string): Promise<R[]> {
   const { database } = await workerDb()

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 // CPU time from /proc (Linux): where the machine's cycles went during a measurement, so the
 // report can say what limits a figure (server, PostgreSQL, the load generator or something else).
 
-const TICK_MS = 10 // USER_HZ is 100 on Linux
+/** Milliseconds of one CPU tick in /proc (USER_HZ is 100 on Linux). */
+export const TICK_MS = 10
 
 /** CPU ticks (user + system) of a process or thread so far: `pid`, or a `pid/task/tid` path under /proc. */
 export function processTicks(pid: number | string): number {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { postgresTicks, processTicks } from './cpu.js'
+import { postgresTicks, processTicks, TICK_MS } from './cpu.js'
 import { preparePostgres } from './prepare.js'
 import { DB_PREFIX } from './series.js'
 import { startCalendarServer } from './server.js'
@@ -14,7 +14,6 @@ import { startCalendarServer } from './server.js'
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const EVENTS = Number(process.argv[2] ?? 20_000)
 const FEEDS = Number(process.argv[3] ?? 6)
-const TICK_MS = 10
 
 /** CPU ticks of each thread of `pid`, by thread name (the event loop is the thread whose id is the pid). */
 function threadTicks(pid: number): Map<string, number> {
@@ -39,7 +38,7 @@ const selfTicks = () => processTicks(process.pid)
 
 const db = await preparePostgres(ADMIN_URL, `${DB_PREFIX}_${EVENTS}`, EVENTS, true, 0)
 const server = await startCalendarServer(db.url)
-const database = decodeURIComponent(new URL(db.url).pathname.slice(1))
+const database = server.database!
 let day = 0
 try {
   for (const encoding of ['gzip, deflate', 'identity']) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Router } from 'express'
-import { eventLoopDelay, type Calendar, type Calendars, type PoolStats } from '@cal-events/core'
+import { eventLoopDelay, NAMESPACE, WP_NAMESPACE, type Calendar, type Calendars, type PoolStats } from '@cal-events/core'
 
 /** What the metrics router needs of a Prometheus registry (prom-client's `Registry` has it). */
 export interface MetricsRegistry {
@@ -46,7 +46,7 @@ function routeLabeller(calendar: Calendar, extra: readonly string[]): Labeller {
   }))
   return (path) => {
     if (extra.includes(path)) return path
-    const mounted = path.indexOf('/cal/events/v1')
+    const mounted = path.indexOf(`/${NAMESPACE}`)
     const below = mounted === -1 ? path : path.slice(mounted)
     return routes.find((r) => r.regex.test(below))?.label ?? 'other'
   }
@@ -75,7 +75,7 @@ function calendarLabeller(calendars: Calendars, extra: readonly string[]): (path
     return labeller
   }
   return (path) => {
-    const at = [path.indexOf('/cal/events/v1'), path.indexOf('/wp-json/')].filter((i) => i > 0)
+    const at = [path.indexOf(`/${NAMESPACE}`), path.indexOf(`/${WP_NAMESPACE}`)].filter((i) => i > 0)
     const before = at.length > 0 ? path.slice(0, Math.min(...at)) : undefined
     const key = before?.slice(before.lastIndexOf('/') + 1)
     const calendar = key ? calendars.opened(key) : undefined

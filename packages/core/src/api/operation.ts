@@ -76,6 +76,12 @@ function entriesOf(declared: ArgsRecord): [string, ArgSpec][] {
   return entries
 }
 
+/** A 400 naming every parameter of `names` that `known` does not know (where an unknown name is a typo: scripts, imports). */
+export function refuseUnknownParams(names: Iterable<string>, known: (name: string) => boolean): void {
+  const unknown = [...names].filter((name) => !known(name))
+  if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+}
+
 /** Checks required parameters and parses every declared one; throws the contract's 400s. */
 export function parseArgs<A extends ArgsRecord>(declared: A, raw: Record<string, unknown>): ParsedArgs<A> {
   const entries = entriesOf(declared)

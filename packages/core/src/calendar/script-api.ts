@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely'
 import { buildCallContext, NAMESPACE } from '../api/context.js'
 import { idempotencyFingerprint, type Fingerprint } from '../api/idempotency.js'
-import type { AnyOperation, ArgInput, ArgsRecord, Operation } from '../api/operation.js'
+import { refuseUnknownParams, type AnyOperation, type ArgInput, type ArgsRecord, type Operation } from '../api/operation.js'
 import { createFeedKey, listFeedKeys, resolveFeedKey, revokeFeedKey } from '../auth/feed-keys.js'
 import { SYSTEM_PRINCIPAL } from '../auth/principal.js'
 import { createToken, hasAdminToken, listTokens, registerToken, revokeToken } from '../auth/tokens.js'
@@ -15,7 +15,6 @@ import { operationStep } from '../http/pipeline/operation.js'
 import { need, runSteps, type CallExchange, type Step } from '../http/pipeline/step.js'
 import type { HostClient } from '../db/host-pool.js'
 import { hostTransactionDb } from '../db/host-transaction.js'
-import { invalidParams } from '../errors.js'
 import { importEvents } from '../events/event-import.js'
 import type { ImportBatchOptions, ImportDeps } from '../api/import-batches.js'
 import { ORGANIZER, VENUE } from '../linked/kinds.js'
@@ -71,8 +70,7 @@ export function scriptApi(host: ScriptHost): (using: Using) => CalendarScripts {
       if (!op) throw new TypeError('This operation is not available.')
       const query = (x.raw.query ?? {}) as Query
       const body = (x.raw.body ?? {}) as Body
-      const unknown = [...Object.keys(query), ...Object.keys(body)].filter((name) => !Object.hasOwn(op.args, name) && !op.readsRaw?.includes(name))
-      if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+      refuseUnknownParams([...Object.keys(query), ...Object.keys(body)], (name) => Object.hasOwn(op.args, name) || op.readsRaw?.includes(name) === true)
       const source = { principal: x.principal, raw: { path: x.raw.path ?? {}, query, body }, language: x.language, origin: options.publicBaseUrl }
       const { ctx, params } = buildCallContext(source, options, x.db)
       // On the calendar's own database, also for a call in a host's transaction: the horizon it

@@ -126,9 +126,6 @@ function checkCall(q: string, withLsn: boolean): string {
   return `select c.missed, c.later, c.running, c.credentials, c.now${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''} from ${q}cal_check_changes($1::pg_snapshot) c`
 }
 
-/** The hot-read cache's check as a call of `cal_check_changes`, in the calendar's search path. */
-export const CHECK_CALL = checkCall('', false)
-
 /**
  * The text of the check: in the search path, or (`schema`) with every name of the calendar
  * qualified and marked `SCHEMA_QUALIFIED`, for connections that get the calendar's search path
@@ -139,7 +136,7 @@ export const CHECK_CALL = checkCall('', false)
  */
 export function changeCheckText(schema?: string, withLsn = false, call = false): string {
   const q = schema === undefined ? '' : `"${schema}".`
-  const text = call ? checkCall(q, withLsn) : `${schema === undefined ? KINDS_SINCE : kindsSince(q)}${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''}`
+  const text = call ? checkCall(q, withLsn) : `${kindsSince(q)}${withLsn ? ', pg_current_wal_lsn()::text as lsn' : ''}`
   return schema === undefined ? text : `${text} ${SCHEMA_QUALIFIED}`
 }
 

@@ -1,14 +1,13 @@
 import type { Transaction } from 'kysely'
 import { sql } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { addProgress, importBatchSize, progressOf, type ExistingPolicy, type ImportBatchOptions, type ImportDeps, type ImportProgress } from '../api/import-batches.js'
-import { parseArgs } from '../api/operation.js'
+import { addProgress, importBatchSize, progressOf, updatesExisting, writeWholeOrEach, type ExistingPolicy, type ImportBatchOptions, type ImportDeps, type ImportProgress } from '../api/import-batches.js'
+import { parseArgs, refuseUnknownParams } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
-import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import { statisticsKeeper } from '../db/growing-table.js'
 import type { DB } from '../db/generated.js'
-import { CalendarError, invalidParams } from '../errors.js'
+import { invalidParams } from '../errors.js'
 import { ORGANIZER, VENUE, type LinkedKind } from '../linked/kinds.js'
 import { createLinked } from '../linked/linked.write.js'
 import { initialPostDraft } from '../posts/lifecycle.js'
@@ -177,7 +176,7 @@ async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchO
     }
     item.existing = existing
     try {
-      if (existing && decide(options.existing, existing, item, ctx) === 'skip') {
+      if (existing && !updatesExisting(options.existing, () => serializeEvent(existing, ctx, { single: true, unlocked: true }), item.raw)) {
         summary.unchanged++
         continue
       }
@@ -212,28 +211,22 @@ async function checkBatch(ctx: CallContext, batch: Item[], options: ImportBatchO
 
 /** Writes a checked batch in one transaction; when it fails as a whole, item by item. */
 async function writeChecked(ctx: CallContext, live: Item[], summary: ImportSummary, resolved: Map<string, number>): Promise<void> {
-  if (live.length === 0) return
-  try {
-    const pending = new Map<string, number>()
-    const counts = await writeTransaction(ctx, (trx) => writeBatch(trx, live, ctx, resolved, pending))
-    for (const [key, id] of pending) resolved.set(key, id)
-    summary.created += counts.created
-    summary.updated += counts.updated
-  } catch (err) {
-    // The database is away: no item can be written; the caller learns it as from any call.
-    if (isDatabaseUnavailable(err) || (err instanceof CalendarError && err.code === 'DATABASE_UNAVAILABLE')) throw err
-    // The batch failed as a whole (rolled back): each item again alone, the one at fault reported.
-    for (const item of live) {
-      try {
-        await writeTransaction(ctx, (trx) => applyEventWrite(trx, item.plan!, item.existing, ctx))
-        if (item.existing) summary.updated++
-        else summary.created++
-      } catch (one) {
-        if (isDatabaseUnavailable(one)) throw one
-        fail(summary, item, one)
-      }
-    }
-  }
+  await writeWholeOrEach(
+    live,
+    async () => {
+      const pending = new Map<string, number>()
+      const counts = await writeTransaction(ctx, (trx) => writeBatch(trx, live, ctx, resolved, pending))
+      for (const [key, id] of pending) resolved.set(key, id)
+      summary.created += counts.created
+      summary.updated += counts.updated
+    },
+    async (item) => {
+      await writeTransaction(ctx, (trx) => applyEventWrite(trx, item.plan!, item.existing, ctx))
+      if (item.existing) summary.updated++
+      else summary.created++
+    },
+    (item, err) => fail(summary, item, err),
+  )
 }
 
 /**
@@ -252,17 +245,10 @@ async function eventsByOrigin(ctx: CallContext, uids: string[]): Promise<EventRo
 /** An item's fields as a create declares them; `origin_uid` is what makes a re-import find it again. */
 function parseItem(raw: Record<string, unknown>): EventInput {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidParams({ item: 'An event input is an object.' })
-  const unknown = Object.keys(raw).filter((name) => !Object.hasOwn(ARGS, name))
-  if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+  refuseUnknownParams(Object.keys(raw), (name) => Object.hasOwn(ARGS, name))
   const input = parseArgs(ARGS, raw) as EventInput
   if (typeof input.origin_uid !== 'string' || input.origin_uid === '') throw invalidParams({ origin_uid: 'An imported event needs an origin_uid.' })
   return input
-}
-
-function decide(policy: ExistingPolicy | undefined, existing: EventRow, item: Item, ctx: CallContext): 'update' | 'skip' {
-  if (policy === undefined || policy === 'update') return 'update'
-  if (policy === 'skip') return 'skip'
-  return policy(serializeEvent(existing, ctx, { single: true, unlocked: true }), item.raw)
 }
 
 /** Writes a checked batch in the caller's transaction: updates one by one, creates together. */

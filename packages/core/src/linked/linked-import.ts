@@ -1,11 +1,10 @@
 import { sql, type Transaction } from 'kysely'
 import type { CallContext } from '../api/context.js'
-import { addProgress, importBatchSize, progressOf, type ImportBatchOptions, type ImportDeps, type ImportProgress } from '../api/import-batches.js'
-import { parseArgs } from '../api/operation.js'
+import { addProgress, importBatchSize, progressOf, updatesExisting, writeWholeOrEach, type ImportBatchOptions, type ImportDeps, type ImportProgress } from '../api/import-batches.js'
+import { parseArgs, refuseUnknownParams } from '../api/operation.js'
 import { writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
 import { editableSql, editScope } from '../auth/visibility.js'
-import { isDatabaseUnavailable } from '../db/connection-errors.js'
 import type { DB } from '../db/generated.js'
 import { CalendarError, invalidParams } from '../errors.js'
 import { cleanPostHtml, cleanTitle } from '../posts/html.js'
@@ -124,8 +123,7 @@ async function checkBatch(kind: LinkedKind, ctx: CallContext, batch: Item[], sum
       const raw = item.raw
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidParams({ item: `A ${kind.type} input is an object.` })
       const { slug, ...fields } = raw
-      const unknown = Object.keys(fields).filter((name) => !Object.hasOwn(declared, name))
-      if (unknown.length > 0) throw invalidParams(Object.fromEntries(unknown.map((name) => [name, 'Unknown parameter.'])))
+      refuseUnknownParams(Object.keys(fields), (name) => Object.hasOwn(declared, name))
       if (slug !== undefined && (typeof slug !== 'string' || slugify(slug) === '')) throw invalidParams({ slug: 'A slug is a text with a letter or digit.' })
       if (typeof slug === 'string') item.slug = slugify(slug)
       const input = parseArgs(declared, fields) as LinkedInput
@@ -159,7 +157,6 @@ async function checkBatch(kind: LinkedKind, ctx: CallContext, batch: Item[], sum
 
 /** Writes a checked batch in one transaction; when it fails as a whole, item by item. */
 async function writeChecked(kind: LinkedKind, ctx: CallContext, live: Item[], options: ImportBatchOptions, summary: LinkedImportSummary): Promise<void> {
-  if (live.length === 0) return
   const record = (outcomes: Outcome[]) => {
     for (const outcome of outcomes) {
       if ('error' in outcome) fail(summary, outcome.item, outcome.error)
@@ -169,21 +166,8 @@ async function writeChecked(kind: LinkedKind, ctx: CallContext, live: Item[], op
       }
     }
   }
-  try {
-    record(await writeTransaction(ctx, (trx) => writeBatch(trx, kind, live, ctx, options)))
-  } catch (err) {
-    // The database is away: no item can be written; the caller learns it as from any call.
-    if (isDatabaseUnavailable(err) || (err instanceof CalendarError && err.code === 'DATABASE_UNAVAILABLE')) throw err
-    // The batch failed as a whole (rolled back): each item again alone, the one at fault reported.
-    for (const item of live) {
-      try {
-        record(await writeTransaction(ctx, (trx) => writeBatch(trx, kind, [item], ctx, options)))
-      } catch (one) {
-        if (isDatabaseUnavailable(one)) throw one
-        fail(summary, item, one)
-      }
-    }
-  }
+  const write = async (items: Item[]) => record(await writeTransaction(ctx, (trx) => writeBatch(trx, kind, items, ctx, options)))
+  await writeWholeOrEach(live, () => write(live), (item) => write([item]), (item, err) => fail(summary, item, err))
 }
 
 /** Writes a checked batch in the caller's transaction: found records as the policy says (one by one), new ones together. */
@@ -208,7 +192,7 @@ async function writeBatch(trx: Transaction<DB>, kind: LinkedKind, items: Item[],
     try {
       // In the trash: left there, never recreated (as `events.import` leaves trashed events).
       if (row.status === 'trash') outcomes.push({ item, id: row.id, did: 'skipped' })
-      else if (decide(options, kind, row, item, ctx) === 'skip') outcomes.push({ item, id: row.id, did: 'unchanged' })
+      else if (!updatesExisting(options.existing, () => serializeLinked(kind, row, ctx, false), item.raw)) outcomes.push({ item, id: row.id, did: 'unchanged' })
       else {
         require(ctx.principal, canEditItem(ctx.principal, row))
         await updateLinked(trx, kind, row, item.input!, ctx)
@@ -231,13 +215,6 @@ async function writeBatch(trx: Transaction<DB>, kind: LinkedKind, items: Item[],
   const ids = await insertNew(trx, kind, allowed, ctx)
   allowed.forEach((item, i) => outcomes.push({ item, id: ids[i]!, did: 'created' }))
   return outcomes
-}
-
-function decide(options: ImportBatchOptions, kind: LinkedKind, row: LinkedRow, item: Item, ctx: CallContext): 'update' | 'skip' {
-  const policy = options.existing
-  if (policy === undefined || policy === 'update') return 'update'
-  if (policy === 'skip') return 'skip'
-  return policy(serializeLinked(kind, row, ctx, false), item.raw)
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar } from '@cal-events/core'
-import { CHECK_CALL, KINDS_SINCE } from '../../src/changes/change-log.js'
+import { changeCheckText } from '../../src/changes/change-log.js'
 import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
 
 const NOW = new Date('2026-11-21T03:39:06Z')
@@ -40,7 +40,7 @@ describe(`change check cost on a grown log (${BACKEND})`, () => {
    * The hot-read cache's check (`checkChanges`: which kinds changed) for `point`, with its parameter
    * written in; `call`: as the call of `cal_check_changes` (connections without named statements).
    */
-  const kindsSince = (point: string, call = false) => (call ? CHECK_CALL : KINDS_SINCE).replaceAll('$1', `'${point}'`)
+  const kindsSince = (point: string, call = false) => changeCheckText(undefined, false, call).replaceAll('$1', `'${point}'`)
 
   /** Buffers the cache's check reads for a point taken now (nothing changed since), best of a few runs. */
   async function kindsBuffers(call = false): Promise<number> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar, CalendarError, CalendarRequest, EventInput } from '@cal-events/core'
 import { inlineParameters } from '../../src/db/inline-parameters.js'
-import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
+import { BACKEND, execSql, freshCalendar, querySql, whileRefusingTitle } from '../../../../test-support/test-db.js'
 
 /** A page of a sync walk as these tests read it (a deleted item is `{ id, deleted }`). */
 type SyncPage = { events: { id: number }[]; next_rest_url?: string; next_sync_token?: string }
@@ -183,19 +183,14 @@ describe(`bulk import (${BACKEND})`, () => {
   })
 
   it('an item the database refuses fails alone: its batch is written again item by item', async () => {
-    await execSql(`create function import_test_boom() returns trigger language plpgsql as $$
-      begin raise exception 'boom' using errcode = '23514'; end $$;
-      create trigger import_test_boom before insert on events for each row when (new.title = 'Boom') execute function import_test_boom()`)
-    try {
+    await whileRefusingTitle('events', 'Boom', async () => {
       const batch = Array.from({ length: 10 }, (_, i) => item(7000 + i, i === 4 ? { title: 'Boom' } : {}))
       const summary = await calendar.events.import(batch)
       expect(summary).toMatchObject({ created: 9, failed: 1 })
       expect(summary.errors[0]!.index).toBe(4)
       expect(await scalar(`select count(*) from events where origin_uid like 'uid-700_'`)).toBe(9)
       for (const t of await recount()) expect(t.count).toBe(Number(t.truth))
-    } finally {
-      await execSql(`drop trigger import_test_boom on events; drop function import_test_boom()`)
-    }
+    })
   })
 
   it('refuses what a single create refuses: no permission, no origin id, unknown fields', async () => {

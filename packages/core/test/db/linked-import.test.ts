@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Calendar, CalendarError, CalendarRequest, OrganizerInput, VenueInput } from '@cal-events/core'
-import { BACKEND, execSql, freshCalendar, querySql } from '../../../../test-support/test-db.js'
+import { BACKEND, execSql, freshCalendar, querySql, whileRefusingTitle } from '../../../../test-support/test-db.js'
 
 /** A page of a sync walk of venues as these tests read it. */
 type SyncPage = { venues: { id: number }[]; next_rest_url?: string; next_sync_token?: string }
@@ -159,18 +159,13 @@ describe(`venue and organizer import (${BACKEND})`, () => {
   })
 
   it('an item the database refuses fails alone: its batch is written again item by item', async () => {
-    await execSql(`create function linked_import_boom() returns trigger language plpgsql as $$
-      begin raise exception 'boom' using errcode = '23514'; end $$;
-      create trigger linked_import_boom before insert on venues for each row when (new.title = 'Boom') execute function linked_import_boom()`)
-    try {
+    await whileRefusingTitle('venues', 'Boom', async () => {
       const batch = Array.from({ length: 10 }, (_, i) => venue(7000 + i, i === 4 ? { venue: 'Boom' } : {}))
       const summary = await calendar.venues.import(batch)
       expect(summary).toMatchObject({ created: 9, failed: 1 })
       expect(summary.errors[0]!.index).toBe(4)
       expect(await scalar(`select count(*) from venues where slug like 'hall-700_'`)).toBe(9)
-    } finally {
-      await execSql(`drop trigger linked_import_boom on venues; drop function linked_import_boom()`)
-    }
+    })
   })
 })
 
