@@ -6,6 +6,7 @@ import { writeTransaction } from '../api/write.js'
 import { canAssignAuthor, canEditItem, canEditType, require } from '../auth/permissions.js'
 import { editableSql, editScope } from '../auth/visibility.js'
 import type { DB } from '../db/generated.js'
+import { statisticsKeeper } from '../db/growing-table.js'
 import { CalendarError, invalidParams } from '../errors.js'
 import { cleanPostHtml, cleanTitle } from '../posts/html.js'
 import { initialPostDraft, TRASHED } from '../posts/lifecycle.js'
@@ -80,6 +81,9 @@ export async function importLinked(
 ): Promise<LinkedImportSummary> {
   const size = importBatchSize(options)
   const summary: LinkedImportSummary = { done: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, errors: [], ids: [] }
+  // A migration brings thousands of venues into an empty table: its look-ups by slug and name must
+  // not be planned for the empty table the statistics last saw (as `events.import` keeps them).
+  const keepStatistics = statisticsKeeper(deps.db, kind.table)
   let batch: Item[] = []
   let keys = new Set<string>()
   const flush = async () => {
@@ -88,6 +92,7 @@ export async function importLinked(
     const ctx = deps.context()
     const live = await checkBatch(kind, ctx, batch, part)
     await writeChecked(kind, ctx, live, options, part)
+    await keepStatistics(part.created)
     addProgress(summary, part)
     summary.errors.push(...part.errors.sort((a, b) => a.index - b.index))
     batch = []

@@ -158,6 +158,12 @@ describe(`venue and organizer import (${BACKEND})`, () => {
     expect(await querySql(`select status, slug, author_id from organizers where id = ${contributor.ids[0]}`)).toEqual([{ status: 'pending', slug: '', author_id: 78 }])
   })
 
+  it('keeps the planner statistics of the table it grows from empty (as events.import does)', async () => {
+    // The first import grew a never-analysed venues table to about 1,200 rows.
+    const [row] = await querySql<{ n: number }>(`select reltuples::float8 as n from pg_class where oid = to_regclass('venues')`)
+    expect(Number(row!.n)).toBeGreaterThanOrEqual(1000)
+  })
+
   it('an item the database refuses fails alone: its batch is written again item by item', async () => {
     await whileRefusingTitle('venues', 'Boom', async () => {
       const batch = Array.from({ length: 10 }, (_, i) => venue(7000 + i, i === 4 ? { venue: 'Boom' } : {}))
